@@ -1,0 +1,106 @@
+package fn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
+	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// ErrFindings is returned when an error-severity result was emitted.
+var ErrFindings = errors.New("the gate found violations")
+
+// Run executes the function once: ResourceList from stdin to stdout.
+func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, version string) error {
+	p := &processor{ctx: ctx, stderr: stderr, version: version}
+	err := framework.Execute(p, &kio.ByteReadWriter{Reader: stdin, Writer: stdout})
+	if err != nil && !errors.Is(err, ErrFindings) && !p.reported {
+		fmt.Fprintf(stderr, "ERROR [gate-fn]: %v\n", err)
+	}
+	return err
+}
+
+type processor struct {
+	ctx      context.Context
+	stderr   io.Writer
+	version  string
+	reported bool
+}
+
+// Process runs the gate on the ResourceList in place.
+func (p *processor) Process(rl *framework.ResourceList) error {
+	obj, err := functionConfig(rl.FunctionConfig)
+	if err != nil {
+		return p.fail(rl, fmt.Errorf("functionConfig: %w", err))
+	}
+	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin}
+	deps := gate.Deps{Version: p.version}
+	if opts.Pin || obj.Spec.Images.Digest == config.DigestVerify {
+		r, err := resolve.New(resolverOptions(&obj.Spec))
+		if err != nil {
+			return p.fail(rl, fmt.Errorf("functionConfig spec.images: %w", err))
+		}
+		deps.Resolver = r
+	}
+	rep, err := gate.Run(p.ctx, rl.Items, opts, deps)
+	if err != nil {
+		return p.fail(rl, err)
+	}
+	if obj.Kind == config.KindGate {
+		// A validator must emit no items: kustomize compares node trees and
+		// rejects any output, even an unchanged echo (kustomize#5036).
+		rl.Items = []*yaml.RNode{}
+	}
+	p.emit(rl, rep.Findings)
+	if rep.Count(rules.SeverityError) > 0 {
+		return ErrFindings
+	}
+	return nil
+}
+
+// fail reports an evaluation failure as an error result and a stderr line.
+func (p *processor) fail(rl *framework.ResourceList, err error) error {
+	rl.Items = []*yaml.RNode{}
+	p.emit(rl, []rules.Finding{{Rule: "gate", Severity: rules.SeverityError, Message: "no verdict: " + err.Error()}})
+	return err
+}
+
+// emit writes results and one stderr line per finding.
+func (p *processor) emit(rl *framework.ResourceList, findings []rules.Finding) {
+	p.reported = true
+	for _, f := range findings {
+		fmt.Fprintln(p.stderr, report.Line(f))
+		rl.Results = append(rl.Results, result(f))
+	}
+}
+
+// functionConfig decodes the Gate or Pin object; none means a default Gate.
+func functionConfig(n *yaml.RNode) (*config.Object, error) {
+	if n == nil || n.IsNilOrEmpty() {
+		return &config.Object{APIVersion: config.APIVersion, Kind: config.KindGate, Spec: *config.Default()}, nil
+	}
+	s, err := n.String()
+	if err != nil {
+		return nil, err
+	}
+	return config.Decode([]byte(s), rules.IDs())
+}
+
+func resolverOptions(s *config.Spec) resolve.Options {
+	return resolve.Options{
+		Mirrors:    s.Images.Mirrors,
+		Insecure:   s.Images.InsecureRegistries,
+		Platform:   s.Images.Platform,
+		NoTagCache: s.Images.Digest == config.DigestVerify,
+	}
+}

@@ -1,0 +1,213 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// APIVersion is the apiVersion of Gate and Pin objects.
+const APIVersion = "kubectl-gate.dev/v1alpha1"
+
+// Kinds of configuration object.
+const (
+	KindGate = "Gate"
+	KindPin  = "Pin"
+)
+
+// Digest modes.
+const (
+	DigestRequire = "require"
+	DigestVerify  = "verify"
+	DigestOff     = "off"
+)
+
+// Object is a Gate or Pin configuration object.
+type Object struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	Spec       Spec     `json:"spec"`
+}
+
+// Metadata is the object's metadata; only the name is used.
+type Metadata struct {
+	Name        string            `json:"name,omitempty"`
+	Namespace   string            `json:"namespace,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Spec is the gate's configuration.
+type Spec struct {
+	Images   Images            `json:"images"`
+	Render   Render            `json:"render"`
+	Rules    map[string]string `json:"rules,omitempty"`
+	Policies []string          `json:"policies,omitempty"`
+	ArgoCD   ArgoCD            `json:"argocd"`
+}
+
+// Images configures the image rules and registry resolution.
+type Images struct {
+	// Digest is require (default), verify or off.
+	Digest string `json:"digest,omitempty"`
+	// AllowedRegistries, when not empty, lists the registry hosts images may come from.
+	AllowedRegistries []string `json:"allowedRegistries,omitempty"`
+	// Mirrors maps a registry host to a mirror host used for look-ups.
+	Mirrors map[string]string `json:"mirrors,omitempty"`
+	// InsecureRegistries lists hosts reached over plain HTTP.
+	InsecureRegistries []string `json:"insecureRegistries,omitempty"`
+	// Platform pins a platform's manifest ("linux/amd64") instead of the index.
+	Platform string `json:"platform,omitempty"`
+	// PodSpecPaths adds pod spec locations for custom kinds.
+	PodSpecPaths []PodSpecPath `json:"podSpecPaths,omitempty"`
+}
+
+// PodSpecPath is a pod spec location in a custom kind, as a dotted path
+// ("spec.runner.template.spec").
+type PodSpecPath struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"`
+}
+
+// Render configures the render rules.
+type Render struct {
+	// MinResources is the least number of objects a render must hold (default 1).
+	MinResources *int `json:"minResources,omitempty"`
+	// ExpectResources, when set, is the exact number of objects expected.
+	ExpectResources *int `json:"expectResources,omitempty"`
+}
+
+// ArgoCD configures the Argo CD rules.
+type ArgoCD struct {
+	// IgnoreDifferencesAllowed lists JSON pointers an ignoreDifferences entry may
+	// name without naming the object; empty means the default allow-list.
+	IgnoreDifferencesAllowed []string `json:"ignoreDifferencesAllowed,omitempty"`
+}
+
+// UsageError is a bad configuration: the plugin exits 2 for it.
+type UsageError struct {
+	Where string
+	Err   error
+}
+
+func (e *UsageError) Error() string { return e.Where + ": " + e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Load reads and decodes a config file strictly; see Decode.
+func Load(path string, ruleIDs []string) (*Object, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &UsageError{Where: path, Err: fmt.Errorf("reading config: %w", err)}
+	}
+	obj, err := Decode(data, ruleIDs)
+	if err != nil {
+		return nil, &UsageError{Where: path, Err: err}
+	}
+	return obj, nil
+}
+
+// Decode parses a Gate or Pin object strictly, defaults and validates it
+// against the known rule ids.
+func Decode(data []byte, ruleIDs []string) (*Object, error) {
+	var obj Object
+	if err := sigsyaml.UnmarshalStrict(data, &obj); err != nil {
+		return nil, fmt.Errorf("decoding gate config: %s", cleanStrictError(err))
+	}
+	if obj.APIVersion != APIVersion {
+		return nil, fmt.Errorf("apiVersion: %q is not %q", obj.APIVersion, APIVersion)
+	}
+	if obj.Kind != KindGate && obj.Kind != KindPin {
+		return nil, fmt.Errorf("kind: %q is not %s or %s", obj.Kind, KindGate, KindPin)
+	}
+	obj.Spec.Default()
+	if err := obj.Spec.Validate(ruleIDs); err != nil {
+		return nil, err
+	}
+	return &obj, nil
+}
+
+// cleanStrictError keeps the part of sigs.k8s.io/yaml's message that names
+// the field.
+func cleanStrictError(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, "json: "); i >= 0 {
+		s = s[i+len("json: "):]
+	}
+	return s
+}
+
+// Default fills in safe defaults.
+func (s *Spec) Default() {
+	if s.Images.Digest == "" {
+		s.Images.Digest = DigestRequire
+	}
+	if s.Render.MinResources == nil {
+		one := 1
+		s.Render.MinResources = &one
+	}
+	if s.Rules == nil {
+		s.Rules = map[string]string{}
+	}
+}
+
+// Validate checks values; an error names the field.
+func (s *Spec) Validate(ruleIDs []string) error {
+	var errs []error
+	if !slices.Contains([]string{DigestRequire, DigestVerify, DigestOff}, s.Images.Digest) {
+		errs = append(errs, fmt.Errorf("spec.images.digest: %q is not require, verify or off", s.Images.Digest))
+	}
+	if s.Render.MinResources != nil && *s.Render.MinResources < 0 {
+		errs = append(errs, fmt.Errorf("spec.render.minResources: %d is negative", *s.Render.MinResources))
+	}
+	if s.Render.ExpectResources != nil && *s.Render.ExpectResources < 0 {
+		errs = append(errs, fmt.Errorf("spec.render.expectResources: %d is negative", *s.Render.ExpectResources))
+	}
+	if p := s.Images.Platform; p != "" && strings.Count(p, "/") < 1 {
+		errs = append(errs, fmt.Errorf("spec.images.platform: %q is not os/arch[/variant]", p))
+	}
+	for i, p := range s.Images.PodSpecPaths {
+		if p.Kind == "" || p.Path == "" {
+			errs = append(errs, fmt.Errorf("spec.images.podSpecPaths[%d]: kind and path are required", i))
+		}
+	}
+	for _, id := range sortedKeys(s.Rules) {
+		if !slices.Contains(ruleIDs, id) {
+			errs = append(errs, fmt.Errorf("spec.rules.%s: unknown rule id (known: %s)", id, strings.Join(ruleIDs, ", ")))
+			continue
+		}
+		if v := s.Rules[id]; v != "error" && v != "warning" && v != "off" {
+			errs = append(errs, fmt.Errorf("spec.rules.%s: %q is not error, warning or off", id, v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SetRule overrides one rule's severity, validating it as Validate would.
+func (s *Spec) SetRule(id, severity string, ruleIDs []string) error {
+	if s.Rules == nil {
+		s.Rules = map[string]string{}
+	}
+	s.Rules[id] = severity
+	return s.Validate(ruleIDs)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Default returns a defaulted, empty Gate spec: a strict gate.
+func Default() *Spec {
+	s := &Spec{}
+	s.Default()
+	return s
+}

@@ -1,0 +1,81 @@
+package gate
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/images"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// lookups lists the references the registry must answer: with pin, every
+// image without a digest; with verify, every digest (does it exist?) and the
+// tag beside it (does the tag still point there?).
+func lookups(resources []*yaml.RNode, cfg *config.Spec, pin bool) []string {
+	verify := cfg.Images.Digest == config.DigestVerify
+	var refs []string
+	forEachImage(resources, cfg, func(_ *yaml.RNode, c images.Container, ref images.Ref) {
+		switch {
+		case !ref.HasDigest() && pin:
+			refs = append(refs, c.Image)
+		case ref.ValidDigest() && verify:
+			refs = append(refs, c.Image)
+			if ref.Tag != "" {
+				refs = append(refs, ref.Name)
+			}
+		}
+	})
+	return refs
+}
+
+// pin rewrites every resolved image to its digest and stamps each workload
+// whose images are then all pinned.
+func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolution, dropTag bool, version string) error {
+	pinned := map[*yaml.RNode]bool{}
+	var err error
+	forEachImage(resources, cfg, func(obj *yaml.RNode, c images.Container, ref images.Ref) {
+		if _, ok := pinned[obj]; !ok {
+			pinned[obj] = true
+		}
+		if ref.HasDigest() {
+			pinned[obj] = pinned[obj] && ref.ValidDigest()
+			return
+		}
+		r, ok := res[c.Image]
+		if !ok || r.Err != nil || r.Digest == "" {
+			pinned[obj] = false
+			return
+		}
+		if e := c.SetImage(ref.WithDigest(r.Digest, dropTag)); e != nil && err == nil {
+			err = e
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if version == "" {
+		version = "dev"
+	}
+	for obj, ok := range pinned {
+		if ok {
+			if e := obj.PipeE(yaml.SetAnnotation(rules.AnnoPinned, version)); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+func forEachImage(resources []*yaml.RNode, cfg *config.Spec, fn func(*yaml.RNode, images.Container, images.Ref)) {
+	extra := rules.PodSpecPaths(cfg)
+	for _, obj := range resources {
+		if rules.IsLocalConfig(obj) {
+			continue
+		}
+		for _, c := range images.Find(obj, extra) {
+			if ref, ok := images.Parse(c.Image); ok {
+				fn(obj, c, ref)
+			}
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package images
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+)
+
+var digestRE = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
+
+// Ref is a parsed image reference.
+type Ref struct {
+	// Original is the reference as written.
+	Original string
+	// Name is the repository with tag, without the digest: "nginx:1.27".
+	Name string
+	// Tag is the tag as written, or "" when none was written.
+	Tag string
+	// Digest is the digest as written, or "".
+	Digest string
+	// Registry is the registry host ("index.docker.io" for Docker Hub).
+	Registry string
+}
+
+// Parse splits an image reference. It reports ok=false for references that
+// are not valid image names.
+func Parse(image string) (Ref, bool) {
+	r := Ref{Original: image, Name: image}
+	if i := strings.Index(image, "@"); i >= 0 {
+		r.Name, r.Digest = image[:i], image[i+1:]
+	}
+	repo := r.Name
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo, r.Tag = repo[:i], repo[i+1:]
+	}
+	parsed, err := name.NewRepository(repo)
+	if err != nil {
+		return r, false
+	}
+	r.Registry = parsed.RegistryStr()
+	return r, true
+}
+
+// HasDigest reports whether the reference carries a digest, well-formed or not.
+func (r Ref) HasDigest() bool { return r.Digest != "" }
+
+// ValidDigest reports whether the digest is a well-formed sha256 digest.
+func (r Ref) ValidDigest() bool { return digestRE.MatchString(r.Digest) }
+
+// WithDigest returns the reference pinned to a digest: "repo:tag@sha256:…",
+// or "repo@sha256:…" when dropTag is set.
+func (r Ref) WithDigest(digest string, dropTag bool) string {
+	base := r.Name
+	if dropTag && r.Tag != "" {
+		base = strings.TrimSuffix(r.Name, ":"+r.Tag)
+	}
+	return base + "@" + digest
+}
+
+// NormalizeRegistry maps Docker Hub spellings to the host go-containerregistry
+// uses, so allow-lists may say docker.io.
+func NormalizeRegistry(host string) string {
+	switch host {
+	case "docker.io", "registry-1.docker.io", "index.docker.io":
+		return name.DefaultRegistry
+	}
+	return host
+}

@@ -1,0 +1,143 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Stdin is the path that names standard input.
+const Stdin = "-"
+
+// ReaderAnnotations are the annotations the file reader sets; printers
+// remove them.
+var ReaderAnnotations = []string{
+	kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
+	kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation,
+}
+
+// Files reads rendered manifests from files, directories (their .yaml, .yml
+// and .json files; subdirectories with recursive) and "-" for stdin. Each
+// object carries its file path and index. A file that does not parse is an
+// error naming it.
+func Files(paths []string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) {
+	var out []*yaml.RNode
+	for _, p := range paths {
+		nodes, err := readPath(p, stdin, recursive)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+	}
+	return out, nil
+}
+
+func readPath(p string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) {
+	if p == Stdin {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			// An empty pipe is most often a command before it that failed
+			// (kustomize build … | kubectl gate check -f -): no verdict.
+			return nil, fmt.Errorf("reading stdin: no input at all (did the command before the pipe fail?)")
+		}
+		return Parse(data, "<stdin>")
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if !st.IsDir() {
+		return readFile(p)
+	}
+	files, err := manifestFiles(p, recursive)
+	if err != nil {
+		return nil, err
+	}
+	var out []*yaml.RNode
+	for _, f := range files {
+		nodes, err := readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+	}
+	return out, nil
+}
+
+func readFile(path string) ([]*yaml.RNode, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return Parse(data, filepath.ToSlash(path))
+}
+
+// manifestFiles lists the manifest files of a directory, sorted.
+func manifestFiles(dir string, recursive bool) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && (!recursive || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// Parse reads a YAML or JSON stream; objects get the given path annotation.
+// A `kind: List` is unwrapped into its items, as kubectl does.
+func Parse(data []byte, path string) ([]*yaml.RNode, error) {
+	r := kio.ByteReader{
+		Reader:         bytes.NewReader(data),
+		SetAnnotations: map[string]string{kioutil.PathAnnotation: path, kioutil.LegacyPathAnnotation: path},
+	}
+	nodes, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	}
+	var out []*yaml.RNode
+	for _, n := range nodes {
+		if n.GetKind() == "" && n.GetApiVersion() == "" {
+			return nil, fmt.Errorf("parsing %s: document %s is not a Kubernetes object (no apiVersion or kind)", path, n.GetAnnotations()[kioutil.IndexAnnotation])
+		}
+		if n.GetKind() != "List" {
+			out = append(out, n)
+			continue
+		}
+		items, err := n.Pipe(yaml.Lookup("items"))
+		if err != nil || items == nil {
+			continue
+		}
+		elems, _ := items.Elements()
+		for _, e := range elems {
+			_ = e.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,160 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+)
+
+// gateFS is the disk, except that kustomization files are read with this
+// project's Gate and Pin entries taken out, and the top-level one with origin
+// annotations switched on.
+type gateFS struct {
+	filesys.FileSystem
+	top      string // absolute top-level directory
+	display  string // the directory as the user wrote it
+	ruleIDs  []string
+	found    []Found
+	seen     map[string]bool
+	injected bool
+	err      error // a bad Gate/Pin config: reported instead of kustomize's error
+}
+
+// ReadFile reads a file; kustomization files are rewritten.
+func (g *gateFS) ReadFile(path string) ([]byte, error) {
+	data, err := g.FileSystem.ReadFile(path)
+	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+		return data, err
+	}
+	out, err := g.rewrite(path, data)
+	if err != nil {
+		if g.err == nil {
+			g.err = err
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
+	node, err := yaml.Parse(string(data))
+	if err != nil {
+		return data, nil // kustomize reports its own parse error
+	}
+	top := filepath.Dir(path) == g.top
+	changed := false
+	for _, field := range []string{"validators", "transformers"} {
+		c, err := g.strip(node, path, field, top)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || c
+	}
+	if top {
+		if err := g.inject(node); err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if !changed {
+		return data, nil
+	}
+	s, err := node.String()
+	if err != nil {
+		return nil, fmt.Errorf("rewriting %s: %w", g.rel(path), err)
+	}
+	return []byte(s), nil
+}
+
+// strip removes Gate/Pin entries from a validators/transformers list.
+func (g *gateFS) strip(node *yaml.RNode, path, field string, top bool) (bool, error) {
+	list := node.Field(field)
+	if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+		return false, nil
+	}
+	var keep []*yaml.Node
+	for _, entry := range list.Value.YNode().Content {
+		obj, err := g.loadEntry(filepath.Dir(path), entry.Value)
+		if err != nil {
+			return false, fmt.Errorf("%s %s: %w", g.rel(path), field, err)
+		}
+		if obj == nil {
+			keep = append(keep, entry)
+			continue
+		}
+		key := fmt.Sprintf("%s|%s|%s", path, field, entry.Value)
+		if !g.seen[key] {
+			g.seen[key] = true
+			g.found = append(g.found, Found{Object: obj, Field: field, Kustomization: g.rel(path), TopLevel: top})
+		}
+	}
+	if len(keep) == len(list.Value.YNode().Content) {
+		return false, nil
+	}
+	list.Value.YNode().Content = keep
+	if len(keep) == 0 {
+		return true, node.PipeE(yaml.Clear(field))
+	}
+	return true, nil
+}
+
+// loadEntry returns the Gate/Pin config an entry names (a file path or
+// inline YAML), or nil when the entry is something else.
+func (g *gateFS) loadEntry(dir, entry string) (*config.Object, error) {
+	text := entry
+	if !strings.Contains(entry, "\n") {
+		data, err := g.FileSystem.ReadFile(filepath.Join(dir, entry))
+		if err != nil {
+			return nil, nil // not a local file: kustomize resolves it
+		}
+		text = string(data)
+	}
+	n, err := yaml.Parse(text)
+	if err != nil || n.GetApiVersion() != config.APIVersion {
+		return nil, nil
+	}
+	obj, err := config.Decode([]byte(text), g.ruleIDs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", entry, err)
+	}
+	return obj, nil
+}
+
+// inject switches on origin and transformer annotations.
+func (g *gateFS) inject(node *yaml.RNode) error {
+	var have []string
+	if f := node.Field("buildMetadata"); f != nil {
+		_ = f.Value.VisitElements(func(e *yaml.RNode) error {
+			have = append(have, yaml.GetValue(e))
+			return nil
+		})
+	}
+	if slices.Contains(have, types.OriginAnnotations) && slices.Contains(have, types.TransformerAnnotations) {
+		return nil
+	}
+	want := slices.Clone(have)
+	for _, m := range []string{types.OriginAnnotations, types.TransformerAnnotations} {
+		if !slices.Contains(want, m) {
+			want = append(want, m)
+		}
+	}
+	g.injected = true
+	return node.PipeE(yaml.SetField("buildMetadata", yaml.NewListRNode(want...)))
+}
+
+// rel shows a path as the user would write it, relative to the working
+// directory when it can be.
+func (g *gateFS) rel(path string) string {
+	if r, err := filepath.Rel(g.top, path); err == nil {
+		return filepath.ToSlash(filepath.Join(g.display, r))
+	}
+	return path
+}

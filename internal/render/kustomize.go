@@ -1,0 +1,123 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// Options configure the in-process kustomize render, as kustomize's flags do.
+type Options struct {
+	EnableAlphaPlugins bool
+	EnableExec         bool
+	// LoadRestrictorNone is --load-restrictor LoadRestrictionsNone.
+	LoadRestrictorNone bool
+	// RuleIDs validate Gate/Pin configs found in kustomizations.
+	RuleIDs []string
+}
+
+// Found is a Gate or Pin config listed in a kustomization.
+type Found struct {
+	Object        *config.Object
+	Field         string // validators or transformers
+	Kustomization string // path of the kustomization file
+	TopLevel      bool
+}
+
+// Result is a rendered kustomization.
+type Result struct {
+	Dir       string
+	Resources []*yaml.RNode
+	// Placement holds gate-placement findings.
+	Placement []rules.Finding
+	// Found lists the Gate and Pin configs the kustomization tree holds.
+	Found []Found
+	// Injected is true when the origin annotations were switched on by the
+	// gate, and must be removed from any output.
+	Injected bool
+}
+
+// Config returns the Gate or Pin config of the top-level kustomization.
+func (r *Result) Config() (*config.Object, bool) {
+	for _, f := range r.Found {
+		if f.TopLevel && f.Object.Kind == config.KindGate && f.Field == "validators" {
+			return f.Object, true
+		}
+		if f.TopLevel && f.Object.Kind == config.KindPin && f.Field == "transformers" {
+			return f.Object, true
+		}
+	}
+	return nil, false
+}
+
+// Kustomize renders dir in process, as `kustomize build dir` would.
+func Kustomize(dir string, opts Options) (*Result, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("rendering %s: not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", dir, err)
+	}
+	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, ruleIDs: opts.RuleIDs, seen: map[string]bool{}}
+	k := krusty.MakeKustomizer(krustyOptions(opts))
+	m, err := k.Run(fs, abs)
+	if fs.err != nil {
+		return nil, fs.err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: kustomize build: %w", dir, err)
+	}
+	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected}
+	res.Placement = placement(fs.found)
+	if fs.injected {
+		relativize(res.Resources, abs, dir)
+	}
+	return res, nil
+}
+
+func krustyOptions(o Options) *krusty.Options {
+	opts := krusty.MakeDefaultOptions()
+	if o.LoadRestrictorNone {
+		opts.LoadRestrictions = types.LoadRestrictionsNone
+	}
+	if o.EnableAlphaPlugins {
+		opts.PluginConfig = types.EnabledPluginConfig(types.BploUseStaticallyLinked)
+		opts.PluginConfig.FnpLoadingOptions.EnableExec = o.EnableExec
+	}
+	return opts
+}
+
+// placement turns misplaced Gate/Pin entries into gate-placement findings.
+func placement(found []Found) []rules.Finding {
+	var out []rules.Finding
+	for _, f := range found {
+		ref := &rules.ResourceRef{APIVersion: f.Object.APIVersion, Kind: f.Object.Kind, Name: f.Object.Metadata.Name}
+		file := &rules.File{Path: f.Kustomization}
+		switch {
+		case f.Object.Kind == config.KindGate && f.Field == "transformers":
+			out = append(out, rules.Finding{Rule: "gate-placement", Severity: rules.SeverityError, ResourceRef: ref, File: file,
+				Field:   &rules.Field{Path: "transformers"},
+				Message: "a Gate is listed under transformers: in " + f.Kustomization + "; a Gate emits no items, so as a transformer it deletes every resource (kustomize build exits 0 with empty output). List it under validators:"})
+		case f.Object.Kind == config.KindPin && f.Field == "validators":
+			out = append(out, rules.Finding{Rule: "gate-placement", Severity: rules.SeverityError, ResourceRef: ref, File: file,
+				Field:   &rules.Field{Path: "validators"},
+				Message: "a Pin is listed under validators: in " + f.Kustomization + "; kustomize rejects a validator that modifies resources. List it as the last entry under transformers:"})
+		case !f.TopLevel:
+			out = append(out, rules.Finding{Rule: "gate-placement", Severity: rules.SeverityWarning, ResourceRef: ref, File: file,
+				Field:   &rules.Field{Path: f.Field},
+				Message: "a " + f.Object.Kind + " sits in " + f.Kustomization + ", not in the top-level kustomization: it sees that kustomization's output, not the overlay's changes that are applied"})
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// Formats lists the output formats.
+var Formats = []string{"text", "json", "yaml", "sarif", "junit", "github"}
+
+// Options shape the output.
+type Options struct {
+	Format        string
+	Color         bool
+	FailOnWarning bool
+	Version       string
+}
+
+// Document is the json/yaml output shape (SPEC §8).
+type Document struct {
+	Results []rules.Finding `json:"results"`
+	Summary Summary         `json:"summary"`
+}
+
+// Summary counts a run.
+type Summary struct {
+	Resources int    `json:"resources"`
+	Errors    int    `json:"errors"`
+	Warnings  int    `json:"warnings"`
+	Verdict   string `json:"verdict"`
+}
+
+// Summarize returns the summary of a report.
+func Summarize(r *gate.Report, failOnWarning bool) Summary {
+	return Summary{
+		Resources: r.Resources,
+		Errors:    r.Count(rules.SeverityError),
+		Warnings:  r.Count(rules.SeverityWarning),
+		Verdict:   r.Verdict(failOnWarning),
+	}
+}
+
+// Write prints a report in the chosen format.
+func Write(w io.Writer, r *gate.Report, o Options) error {
+	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning)}
+	if doc.Results == nil {
+		doc.Results = []rules.Finding{}
+	}
+	switch o.Format {
+	case "", "text":
+		return writeText(w, doc, o.Color)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	case "yaml":
+		b, err := sigsyaml.Marshal(doc)
+		if err != nil {
+			return fmt.Errorf("encoding yaml report: %w", err)
+		}
+		_, err = w.Write(b)
+		return err
+	case "sarif":
+		return writeSARIF(w, doc, o.Version)
+	case "junit":
+		return writeJUnit(w, doc)
+	case "github":
+		return writeGitHub(w, doc)
+	}
+	return fmt.Errorf("unknown output format %q (one of %s)", o.Format, strings.Join(Formats, ", "))
+}
+
+// ValidFormat reports whether f is a known format.
+func ValidFormat(f string) bool { return slices.Contains(Formats, f) }
+
+// Line is the one-line human form of a finding, used by text output and the
+// KRM function's stderr.
+func Line(f rules.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s]", strings.ToUpper(string(f.Severity)), f.Rule)
+	if f.ResourceRef != nil {
+		fmt.Fprintf(&b, " %s", f.ResourceRef)
+	}
+	if f.Field != nil && f.Field.Path != "" {
+		fmt.Fprintf(&b, " %s", f.Field.Path)
+	}
+	fmt.Fprintf(&b, ": %s", f.Message)
+	if f.File != nil && f.File.Path != "" && !strings.Contains(f.Message, f.File.Path) {
+		fmt.Fprintf(&b, " [%s]", f.File.Path)
+	}
+	return b.String()
+}
+
+func writeText(w io.Writer, doc Document, color bool) error {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	for _, f := range doc.Results {
+		code := "33"
+		if f.Severity == rules.SeverityError {
+			code = "31"
+		}
+		if _, err := fmt.Fprintln(w, paint(code, Line(f))); err != nil {
+			return err
+		}
+	}
+	s := doc.Summary
+	code := map[string]string{gate.VerdictPass: "32", gate.VerdictFail: "31", gate.VerdictNoVerdict: "35"}[s.Verdict]
+	_, err := fmt.Fprintf(w, "%s: %d resource(s), %d error(s), %d warning(s)\n",
+		paint(code, strings.ToUpper(s.Verdict)), s.Resources, s.Errors, s.Warnings)
+	return err
+}

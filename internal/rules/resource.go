@@ -1,0 +1,152 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Annotations the gate reads to name source files.
+const (
+	// AnnoOrigin is kustomize's origin annotation (buildMetadata: originAnnotations).
+	AnnoOrigin = "config.kubernetes.io/origin"
+	// AnnoTransformations is kustomize's transformer annotation
+	// (buildMetadata: transformerAnnotations).
+	AnnoTransformations = "alpha.config.kubernetes.io/transformations"
+	// AnnoLocalConfig marks objects that are not applied to the cluster.
+	AnnoLocalConfig = "config.kubernetes.io/local-config"
+	// AnnoPinned is stamped by the Pin transformer on workloads it pinned.
+	AnnoPinned = "kubectl-gate.dev/pinned"
+	// ConfigAPIVersion is the apiVersion of the gate's own config objects.
+	ConfigAPIVersion = "kubectl-gate.dev/v1alpha1"
+)
+
+// Key identifies an object in the render.
+type Key struct {
+	Kind, Namespace, Name string
+}
+
+// Index finds resources by kind, namespace and name.
+type Index struct {
+	byKey  map[Key]*yaml.RNode
+	byKind map[string][]*yaml.RNode
+}
+
+// NewIndex indexes resources. Later duplicates win, as in a render.
+func NewIndex(resources []*yaml.RNode) *Index {
+	ix := &Index{byKey: map[Key]*yaml.RNode{}, byKind: map[string][]*yaml.RNode{}}
+	for _, r := range resources {
+		k := Key{r.GetKind(), r.GetNamespace(), r.GetName()}
+		ix.byKey[k] = r
+		ix.byKind[k.Kind] = append(ix.byKind[k.Kind], r)
+	}
+	return ix
+}
+
+// Get returns the object of that kind, namespace and name, or nil.
+func (ix *Index) Get(kind, namespace, name string) *yaml.RNode {
+	return ix.byKey[Key{kind, namespace, name}]
+}
+
+// Kind returns every object of a kind, in render order.
+func (ix *Index) Kind(kind string) []*yaml.RNode {
+	return ix.byKind[kind]
+}
+
+// Ref returns the reference of an object, for findings.
+func Ref(r *yaml.RNode) *ResourceRef {
+	return &ResourceRef{APIVersion: r.GetApiVersion(), Kind: r.GetKind(), Name: r.GetName(), Namespace: r.GetNamespace()}
+}
+
+// Describe names an object for humans: "Deployment/web (ns prod)".
+func (r *ResourceRef) String() string {
+	if r == nil {
+		return ""
+	}
+	s := r.Kind + "/" + r.Name
+	if r.Namespace != "" {
+		s += " (ns " + r.Namespace + ")"
+	}
+	return s
+}
+
+// IsLocalConfig reports whether an object is local configuration that is
+// never applied: the local-config annotation, or the gate's own config.
+func IsLocalConfig(r *yaml.RNode) bool {
+	if r.GetApiVersion() == ConfigAPIVersion {
+		return true
+	}
+	return r.GetAnnotations()[AnnoLocalConfig] == "true"
+}
+
+// SourceFile names the file an object came from: kustomize's origin
+// annotation, else the path annotation set by a reader.
+func SourceFile(r *yaml.RNode) *File {
+	annos := r.GetAnnotations()
+	if o := annos[AnnoOrigin]; o != "" {
+		var origin struct {
+			Path         string `yaml:"path"`
+			ConfiguredIn string `yaml:"configuredIn"`
+		}
+		if err := yaml.Unmarshal([]byte(o), &origin); err == nil {
+			if origin.Path != "" {
+				return &File{Path: origin.Path}
+			}
+			if origin.ConfiguredIn != "" {
+				return &File{Path: origin.ConfiguredIn}
+			}
+		}
+	}
+	path, index, _ := kioutil.GetFileAnnotations(r)
+	if path == "" {
+		return nil
+	}
+	i, _ := strconv.Atoi(index)
+	return &File{Path: path, Index: i}
+}
+
+// TransformedBy returns the kustomization file of the last transformer of a
+// kind that changed the object ("ImageTagTransformer" → which `images:`).
+func TransformedBy(r *yaml.RNode, transformerKind string) string {
+	t := r.GetAnnotations()[AnnoTransformations]
+	if t == "" {
+		return ""
+	}
+	var list []struct {
+		ConfiguredIn string `yaml:"configuredIn"`
+		ConfiguredBy struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"configuredBy"`
+	}
+	if err := yaml.Unmarshal([]byte(t), &list); err != nil {
+		return ""
+	}
+	last := ""
+	for _, e := range list {
+		if e.ConfiguredBy.Kind == transformerKind {
+			last = e.ConfiguredIn
+		}
+	}
+	return last
+}
+
+// finding builds a finding about an object, with its source file.
+func finding(rule string, sev Severity, r *yaml.RNode, path string, current any, format string, args ...any) Finding {
+	f := Finding{Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...), ResourceRef: Ref(r), File: SourceFile(r)}
+	if path != "" {
+		f.Field = &Field{Path: path, CurrentValue: current}
+	}
+	return f
+}
+
+// str reads a string field at a dotted path ("spec.strategy.canary.canaryService").
+func str(r *yaml.RNode, path string) string {
+	n, err := r.Pipe(yaml.Lookup(strings.Split(path, ".")...))
+	if err != nil || n == nil {
+		return ""
+	}
+	return yaml.GetValue(n)
+}

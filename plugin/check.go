@@ -1,0 +1,170 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// runCheck implements `check` and, with pin, `pin`.
+func runCheck(ctx context.Context, args []string, s Streams, version string, pin bool) int {
+	name := "check"
+	if pin {
+		name = "pin"
+	}
+	o := &options{}
+	fs := newFlagSet(name, o, pin)
+	if done, code := parse(fs, args, s.Err); done {
+		return code
+	}
+	if err := o.validate(pin); err != nil {
+		return fail(s.Err, err)
+	}
+	base, err := loadConfig(o.configFile)
+	if err != nil {
+		return fail(s.Err, err)
+	}
+	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
+	units := loadUnits(ctx, o, s.In, r.progress)
+	total := &gate.Report{}
+	var out bytes.Buffer
+	code := ExitPass
+	for _, u := range units {
+		rep, err := r.check(ctx, u)
+		if err != nil {
+			fmt.Fprintf(s.Err, "no verdict: %v\n", err)
+			code = max(code, exitCode(err))
+			continue
+		}
+		total.Merge(rep)
+		if pin {
+			if err := writeResources(&out, u); err != nil {
+				return fail(s.Err, err)
+			}
+		}
+	}
+	r.progress("")
+	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
+		if err := writeKustomization(ctx, o, r, s.Err); err != nil {
+			fmt.Fprintf(s.Err, "no verdict: %v\n", err)
+			code = max(code, exitCode(err))
+		}
+	}
+	return r.finish(s, total, &out, code)
+}
+
+// finish prints the report and, for pin, the render, and returns the exit code.
+func (r *runner) finish(s Streams, total *gate.Report, out *bytes.Buffer, code int) int {
+	failOnWarning := r.o.failOn == "warning"
+	reportTo, color := s.Out, s.OutIsTTY
+	if r.pin {
+		reportTo, color = s.Err, s.ErrIsTTY
+	}
+	if err := report.Write(reportTo, total, report.Options{Format: r.o.output, Color: color, FailOnWarning: failOnWarning, Version: r.version}); err != nil {
+		return fail(s.Err, err)
+	}
+	switch total.Verdict(failOnWarning) {
+	case gate.VerdictNoVerdict:
+		code = max(code, ExitNoVerdict)
+	case gate.VerdictFail:
+		if code == ExitPass {
+			code = ExitViolation
+		}
+	}
+	// The pinned render is printed only when the gate passed: a partial or
+	// unchecked stream must never reach `kubectl apply`.
+	if r.pin && code == ExitPass {
+		if _, err := s.Out.Write(out.Bytes()); err != nil {
+			return fail(s.Err, err)
+		}
+	}
+	return code
+}
+
+// runner checks units with one config base and one set of resolvers.
+type runner struct {
+	o         *options
+	base      *config.Object
+	pin       bool
+	version   string
+	resolvers *resolvers
+	progress  func(string)
+}
+
+// check runs the gate on one unit.
+func (r *runner) check(ctx context.Context, u *unit) (*gate.Report, error) {
+	if u.err != nil {
+		return nil, u.err
+	}
+	spec, err := specFor(u, r.base, r.o)
+	if err != nil {
+		return nil, err
+	}
+	// A Pin in the top-level kustomization is applied in process, as
+	// kustomize would apply it (SPEC §7.4).
+	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)
+	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy}
+	deps := gate.Deps{Version: r.version}
+	if pin || spec.Images.Digest == config.DigestVerify {
+		if deps.Resolver, err = r.resolvers.For(spec); err != nil {
+			return nil, err
+		}
+	}
+	return gate.Run(ctx, u.resources, opts, deps)
+}
+
+// loadConfig reads --config.
+func loadConfig(path string) (*config.Object, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return config.Load(path, rules.IDs())
+}
+
+// writeResources prints a unit's resources as a YAML stream, without the
+// annotations the gate or its reader added.
+func writeResources(w io.Writer, u *unit) error {
+	nodes := make([]*yaml.RNode, len(u.resources))
+	for i, n := range u.resources {
+		nodes[i] = n.Copy()
+	}
+	if u.injected {
+		render.StripBuildAnnotations(nodes)
+	}
+	if w.(*bytes.Buffer).Len() > 0 {
+		if _, err := io.WriteString(w, "---\n"); err != nil {
+			return err
+		}
+	}
+	bw := kio.ByteWriter{Writer: w, ClearAnnotations: render.ReaderAnnotations}
+	if err := bw.Write(nodes); err != nil {
+		return fmt.Errorf("writing the render of %s: %w", u.name, err)
+	}
+	return nil
+}
+
+// fail prints an error and returns its exit code.
+func fail(w io.Writer, err error) int {
+	fmt.Fprintf(w, "kubectl gate: %v\n", err)
+	return exitCode(err)
+}
+
+// progress returns a progress printer that writes only to a TTY.
+func progress(s Streams) func(string) {
+	if !s.ErrIsTTY {
+		return func(string) {}
+	}
+	return func(msg string) {
+		fmt.Fprintf(s.Err, "\r\x1b[K%s", msg)
+	}
+}

@@ -1,0 +1,138 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// options are the flags shared by check, pin and selftest.
+type options struct {
+	kustomizations     []string
+	files              []string
+	recursive          bool
+	configFile         string
+	output             string
+	failOn             string
+	expectResources    int
+	enableAlphaPlugins bool
+	enableExec         bool
+	loadRestrictor     string
+	requirePinnedBy    bool
+	ruleOverrides      []string
+	digest             string
+
+	// registry look-ups
+	insecureRegistries []string
+	platform           string
+	jobs               int
+	timeout            time.Duration
+	cacheDir           string
+	tagTTL             time.Duration
+
+	// pin
+	dropTag            bool
+	writeKustomization string
+}
+
+func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("kubectl gate "+name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.StringArrayVarP(&o.kustomizations, "kustomize", "k", nil, "render this kustomization directory in process (repeatable; checked concurrently)")
+	fs.StringArrayVarP(&o.files, "filename", "f", nil, "read rendered manifests from a file, a directory or - for stdin (repeatable)")
+	fs.BoolVarP(&o.recursive, "recursive", "R", false, "with -f DIR, read subdirectories too")
+	fs.StringVar(&o.configFile, "config", "", "a Gate or Pin object (the KRM function's functionConfig)")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
+	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
+	fs.IntVar(&o.expectResources, "expect-resources", -1, "the render must hold exactly N objects (render-count)")
+	fs.StringArrayVar(&o.ruleOverrides, "rule", nil, "override a rule's severity: ID=error|warning|off (repeatable)")
+	fs.StringVar(&o.digest, "digest", "", "image digest mode: require|verify|off (default from config: require)")
+	fs.BoolVar(&o.requirePinnedBy, "require-pinned-by", false, "fail workloads the Pin transformer did not stamp (proves the KRM step ran)")
+	fs.BoolVar(&o.enableAlphaPlugins, "enable-alpha-plugins", false, "run KRM functions during the render, as kustomize does")
+	fs.BoolVar(&o.enableExec, "enable-exec", false, "with --enable-alpha-plugins, run exec KRM functions")
+	fs.StringVar(&o.loadRestrictor, "load-restrictor", "LoadRestrictionsRootOnly", "kustomize load restrictor: LoadRestrictionsRootOnly|LoadRestrictionsNone")
+	fs.StringArrayVar(&o.insecureRegistries, "insecure-registry", nil, "reach this registry host over plain HTTP (repeatable)")
+	fs.StringVar(&o.platform, "platform", "", "pin this platform's manifest (os/arch) instead of the index")
+	fs.IntVar(&o.jobs, "jobs", 8, "concurrent registry look-ups")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall deadline for registry look-ups")
+	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR (digests forever, tags for --tag-ttl)")
+	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
+	if pin {
+		fs.BoolVar(&o.dropTag, "drop-tag", false, "write repo@sha256:… instead of repo:tag@sha256:…")
+		fs.StringVar(&o.writeKustomization, "write-kustomization", "", "write the digests into DIR's kustomization images: (atomically)")
+	}
+	return fs
+}
+
+// parse parses args; it returns done=true with an exit code for --help and
+// usage errors.
+func parse(fs *pflag.FlagSet, args []string, errOut io.Writer) (done bool, code int) {
+	fs.SetOutput(errOut)
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return true, ExitPass
+		}
+		fmt.Fprintf(errOut, "%s: %v\n", fs.Name(), err)
+		return true, ExitUsage
+	}
+	return false, 0
+}
+
+// validate checks flag values and inputs.
+func (o *options) validate(pin bool) error {
+	if len(o.kustomizations) == 0 && len(o.files) == 0 && (!pin || o.writeKustomization == "") {
+		return usageErr("flags", "no input: give -k DIR or -f FILE|DIR|-")
+	}
+	if !report.ValidFormat(o.output) {
+		return usageErr("--output", "%q is not one of %s", o.output, strings.Join(report.Formats, ", "))
+	}
+	if o.failOn != "error" && o.failOn != "warning" {
+		return usageErr("--fail-on", "%q is not error or warning", o.failOn)
+	}
+	if o.loadRestrictor != "LoadRestrictionsRootOnly" && o.loadRestrictor != "LoadRestrictionsNone" {
+		return usageErr("--load-restrictor", "%q is not LoadRestrictionsRootOnly or LoadRestrictionsNone", o.loadRestrictor)
+	}
+	if o.enableExec && !o.enableAlphaPlugins {
+		return usageErr("--enable-exec", "needs --enable-alpha-plugins, as with kustomize")
+	}
+	if o.jobs < 1 {
+		return usageErr("--jobs", "%d is less than 1", o.jobs)
+	}
+	return nil
+}
+
+// apply merges flag values into the config spec, validating as config does.
+func (o *options) apply(s *config.Spec) error {
+	if o.expectResources >= 0 {
+		n := o.expectResources
+		s.Render.ExpectResources = &n
+	}
+	if o.digest != "" {
+		s.Images.Digest = o.digest
+	}
+	if o.platform != "" {
+		s.Images.Platform = o.platform
+	}
+	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
+	for _, r := range o.ruleOverrides {
+		id, sev, ok := strings.Cut(r, "=")
+		if !ok {
+			return usageErr("--rule", "%q is not ID=error|warning|off", r)
+		}
+		if s.Rules == nil {
+			s.Rules = map[string]string{}
+		}
+		s.Rules[id] = sev
+	}
+	if err := s.Validate(rules.IDs()); err != nil {
+		return &config.UsageError{Where: "flags", Err: err}
+	}
+	return nil
+}

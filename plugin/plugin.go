@@ -1,0 +1,98 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+)
+
+// Exit codes (SPEC §3).
+const (
+	ExitPass      = 0
+	ExitViolation = 1
+	ExitUsage     = 2
+	ExitNoVerdict = 3
+)
+
+// Streams are the process's standard streams.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// ErrIsTTY turns on progress and color on stderr; OutIsTTY color on stdout.
+	ErrIsTTY, OutIsTTY bool
+}
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, s Streams) int
+}
+
+// Run runs the plugin with args (without the program name) and returns the
+// exit code.
+func Run(ctx context.Context, args []string, s Streams, version string) int {
+	cmds := commands(version)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(s.Err, cmds)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitPass
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(s.Err, "kubectl gate: unknown command %q\n", args[0])
+		usage(s.Err, cmds)
+		return ExitUsage
+	}
+	return c.run(ctx, args[1:], s)
+}
+
+func commands(version string) map[string]command {
+	return map[string]command{
+		"check": {"static checks on the render; the exit code is the verdict",
+			func(ctx context.Context, a []string, s Streams) int { return runCheck(ctx, a, s, version, false) }},
+		"pin": {"resolve tags to digests; print the pinned render",
+			func(ctx context.Context, a []string, s Streams) int { return runCheck(ctx, a, s, version, true) }},
+		"selftest": {"prove the gate goes red on what it must stop",
+			func(ctx context.Context, a []string, s Streams) int { return runSelftest(ctx, a, s, version) }},
+		"rules": {"list the rules: ids, default severities, docs",
+			func(_ context.Context, a []string, s Streams) int { return runRules(a, s) }},
+		"version": {"print the version",
+			func(_ context.Context, _ []string, s Streams) int { fmt.Fprintln(s.Out, version); return ExitPass }},
+	}
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("kubectl gate: a deploy gate on the rendered manifests.\n\nUsage: kubectl gate COMMAND [flags]\n\nCommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-9s %s\n", n, cmds[n].summary)
+	}
+	b.WriteString("\nExit codes: 0 pass, 1 violations, 2 usage, 3 no verdict (render, input or registry failure).\nRun `kubectl gate COMMAND --help` for a command's flags.\n")
+	_, _ = io.WriteString(w, b.String())
+}
+
+// exitCode maps an error to an exit code: usage errors 2, others 3.
+func exitCode(err error) int {
+	var ue *config.UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitNoVerdict
+}
+
+// usageErr builds a usage error.
+func usageErr(where, format string, args ...any) error {
+	return &config.UsageError{Where: where, Err: fmt.Errorf(format, args...)}
+}
