@@ -33,6 +33,8 @@ type Options struct {
 	Placement []rules.Finding
 	// RequirePinnedBy enables the image-pinned-by rule.
 	RequirePinnedBy bool
+	// Apps holds the renders of Argo CD Applications' local sources.
+	Apps []rules.AppSource
 }
 
 // ErrNoResolver is returned when pinning or verify is asked without a Resolver.
@@ -51,6 +53,7 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		Placement:       opts.Placement,
 		Pinning:         opts.Pin,
 		RequirePinnedBy: opts.RequirePinnedBy,
+		Apps:            opts.Apps,
 	}
 	if opts.Pin || cfg.Images.Digest == config.DigestVerify {
 		if deps.Resolver == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
@@ -81,6 +82,19 @@ type invalidError struct{ err error }
 
 func (e *invalidError) Error() string { return e.err.Error() }
 func (e *invalidError) Unwrap() error { return e.err }
+
+// deadlineError is a look-up cut short because the Resolve call's deadline
+// (Options.Timeout or the caller's own) passed or its context was canceled.
+type deadlineError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("gave up after %v: %v", e.after.Round(10*time.Millisecond), e.err)
+}
+
+func (e *deadlineError) Unwrap() error { return e.err }
 
 // classify maps an error from a look-up to its kind.
 func classify(err error) ErrorKind {

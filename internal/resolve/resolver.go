@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
@@ -87,6 +88,7 @@ func (r *Resolver) remoteOptions() []remote.Option {
 // given. It returns when all are answered or Options.Timeout has passed; a
 // reference that could not be answered carries an [*Error].
 func (r *Resolver) Resolve(ctx context.Context, refs []string) map[string]images.Resolution {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.timeout)
 	defer cancel()
 	out := make(map[string]images.Resolution, len(refs))
@@ -98,6 +100,9 @@ func (r *Resolver) Resolve(ctx context.Context, refs []string) map[string]images
 	for _, g := range groups {
 		wg.Go(func() {
 			digest, err := r.answer(ctx, g.target)
+			if err != nil && ctx.Err() != nil {
+				err = &deadlineError{after: time.Since(start), err: err}
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			for _, raw := range g.raws {

@@ -71,11 +71,27 @@ func attempt(next http.RoundTripper, req *http.Request, n int, timeout time.Dura
 	resp, err := next.RoundTrip(try)
 	if err != nil {
 		cancel()
+		if ctx.Err() != nil && req.Context().Err() == nil {
+			err = &requestTimeoutError{timeout: timeout, err: err}
+		}
 		return nil, err
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }
+
+// requestTimeoutError is an attempt that ran out of its own time
+// (Options.RequestTimeout) while the overall deadline still held.
+type requestTimeoutError struct {
+	timeout time.Duration
+	err     error
+}
+
+func (e *requestTimeoutError) Error() string {
+	return fmt.Sprintf("no response within the %v request timeout: %v", e.timeout, e.err)
+}
+
+func (e *requestTimeoutError) Unwrap() error { return e.err }
 
 // cancelBody ends an attempt's context once its body is closed.
 type cancelBody struct {

@@ -71,8 +71,11 @@ type Context struct {
 	Resolutions map[string]images.Resolution
 	// Pinning is true when the gate resolves tags instead of reporting them.
 	Pinning bool
-	// RequirePinnedBy, when set, is the annotation workloads must carry.
+	// RequirePinnedBy enables the image-pinned-by rule.
 	RequirePinnedBy bool
+	// Apps holds, for each Argo CD Application of the input whose source
+	// was rendered (--apps-root), that render.
+	Apps []AppSource
 
 	index *Index
 }
@@ -83,6 +86,23 @@ func (c *Context) Index() *Index {
 		c.index = NewIndex(c.Resources)
 	}
 	return c.index
+}
+
+// AppSource is an Argo CD Application with the render of one of its local
+// sources.
+type AppSource struct {
+	// App is the Application object from the input.
+	App *yaml.RNode
+	// Index is the source's index in spec.sources, or -1 for spec.source.
+	Index int
+	// Path is the source directory that was rendered.
+	Path string
+	// Resources is the source's render; Err is set when it could not be
+	// rendered, Skipped when the gate does not render that kind of source
+	// (Helm, a remote repository) and says why.
+	Resources []*yaml.RNode
+	Err       error
+	Skipped   string
 }
 
 // Rule is one check. Check returns findings at the rule's default severity;

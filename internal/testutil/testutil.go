@@ -1,0 +1,80 @@
+package testutil
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Update is the -update flag: golden files are rewritten, never otherwise.
+var Update = flag.Bool("update", false, "rewrite golden files")
+
+// Root returns the repository root (the directory holding go.mod).
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Corpus returns ../shared/corpus beside the repository, or skips the test
+// when a fresh clone has no such folder.
+func Corpus(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(Root(t), "..", "shared", "corpus")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("corpus not found at %s (it sits beside the repository in CI): %v", dir, err)
+	}
+	return dir
+}
+
+// Bin returns the path of a built binary in bin/, building it when missing
+// or when GATE_REBUILD is set. Tests of the shells run the real binaries.
+func Bin(t testing.TB, name string) string {
+	t.Helper()
+	root := Root(t)
+	path := filepath.Join(root, "bin", name)
+	if _, err := os.Stat(path); err != nil || os.Getenv("GATE_REBUILD") != "" {
+		cmd := exec.Command("go", "build", "-o", path, "./cmd/"+name)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", name, err, out)
+		}
+	}
+	return path
+}
+
+// Golden compares got with testdata/NAME, rewriting it with -update.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden %s (run with -update to create it): %v", path, err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs from the golden file (review, then -update):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
