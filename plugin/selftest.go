@@ -35,7 +35,7 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 	r := &runner{o: o, base: base, version: version, resolvers: newResolvers(o), progress: progress(s)}
 	code := ExitPass
 	var all []selftest.Row
-	for _, u := range loadUnits(ctx, o, s.In, r.progress) {
+	for _, u := range attachApps(ctx, o, loadUnits(ctx, o, s.In, r.progress), r.progress) {
 		rows, c := r.selftest(ctx, u, s.Err)
 		code = max(code, c)
 		all = append(all, rows...)
@@ -64,14 +64,14 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 	if err != nil {
 		return nil, fail(errOut, err)
 	}
-	opts := gate.Options{Config: spec, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy}
+	opts := gate.Options{Config: spec, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
 	if spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(spec); err != nil {
 			return nil, fail(errOut, err)
 		}
 	}
-	rows, baseline, err := selftest.Run(ctx, u.resources, opts, deps)
+	rows, baseline, err := selftest.Run(ctx, u.resources, opts, deps, r.o.failOn == "warning")
 	if err != nil {
 		return nil, fail(errOut, err)
 	}
@@ -83,7 +83,11 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 		}
 		return nil, ExitViolation
 	}
-	return rows, ExitPass
+	more, err := selftest.RunApps(ctx, u.resources, opts, deps, r.o.failOn == "warning")
+	if err != nil {
+		return nil, fail(errOut, err)
+	}
+	return append(rows, more...), ExitPass
 }
 
 func printRows(w io.Writer, rows []selftest.Row, format string) error {
@@ -97,7 +101,7 @@ func printRows(w io.Writer, rows []selftest.Row, format string) error {
 	for _, row := range rows {
 		got := strings.ToUpper(row.Got)
 		if !row.Caught() {
-			got = "PASS  <-- MISSED"
+			got += "  <-- MISSED: the gate would let this through"
 		}
 		fmt.Fprintf(tw, "%s\t%s\tfail\t%s\t%s\n", row.Rule, row.Mutant, got, strings.Join(row.Fired, ","))
 	}

@@ -114,6 +114,13 @@ func Load(path string, ruleIDs []string) (*Object, error) {
 // Decode parses a Gate or Pin object strictly, defaults and validates it
 // against the known rule ids.
 func Decode(data []byte, ruleIDs []string) (*Object, error) {
+	unknown, err := unknownFields(data)
+	if err != nil {
+		return nil, fmt.Errorf("decoding gate config: %w", err)
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown field %q (a typo here would silently disable a check)", strings.Join(unknown, `", "`))
+	}
 	var obj Object
 	if err := sigsyaml.UnmarshalStrict(data, &obj); err != nil {
 		return nil, fmt.Errorf("decoding gate config: %s", cleanStrictError(err))

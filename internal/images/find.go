@@ -2,9 +2,11 @@ package images
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // PodSpecPath is a pod spec location in a custom kind.
@@ -41,8 +43,8 @@ var containerLists = []string{"initContainers", "containers", "ephemeralContaine
 func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
 	var out []Container
 	for _, p := range PodSpecPaths(obj, extra) {
-		spec, err := obj.Pipe(yaml.Lookup(strings.Split(p, ".")...))
-		if err != nil || spec == nil || spec.YNode().Kind != yaml.MappingNode {
+		spec := yamlpath.Dotted(obj.YNode(), p)
+		if spec == nil || spec.Kind != yaml.MappingNode {
 			continue
 		}
 		out = append(out, containers(spec, p)...)
@@ -50,24 +52,27 @@ func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
 	return out
 }
 
-func containers(spec *yaml.RNode, prefix string) []Container {
+func containers(spec *yaml.Node, prefix string) []Container {
 	var out []Container
 	for _, list := range containerLists {
-		seq := spec.Field(list)
-		if seq == nil || seq.Value.YNode().Kind != yaml.SequenceNode {
+		seq := yamlpath.Field(spec, list)
+		if seq == nil || seq.Kind != yaml.SequenceNode {
 			continue
 		}
-		items, _ := seq.Value.Elements()
-		for i, c := range items {
-			img := c.Field("image")
-			if img == nil {
+		for i, c := range seq.Content {
+			img := yamlpath.Field(c, "image")
+			if img == nil || img.Kind != yaml.ScalarNode {
 				continue
 			}
+			name := ""
+			if n := yamlpath.Field(c, "name"); n != nil {
+				name = n.Value
+			}
 			out = append(out, Container{
-				Node:  c,
-				Name:  yaml.GetValue(c.Field("name").Value),
-				Image: yaml.GetValue(img.Value),
-				Path:  fmt.Sprintf("%s.%s[%d].image", prefix, list, i),
+				Node:  yaml.NewRNode(c),
+				Name:  name,
+				Image: img.Value,
+				Path:  prefix + "." + list + "[" + strconv.Itoa(i) + "].image",
 			})
 		}
 	}
@@ -109,6 +114,6 @@ func PodSpecPaths(obj *yaml.RNode, extra []PodSpecPath) []string {
 }
 
 func hasContainers(obj *yaml.RNode, path string) bool {
-	spec, err := obj.Pipe(yaml.Lookup(strings.Split(path, ".")...))
-	return err == nil && spec != nil && (spec.Field("containers") != nil || spec.Field("initContainers") != nil)
+	spec := yamlpath.Dotted(obj.YNode(), path)
+	return yamlpath.Field(spec, "containers") != nil || yamlpath.Field(spec, "initContainers") != nil
 }

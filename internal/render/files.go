@@ -9,9 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // Stdin is the path that names standard input.
@@ -19,10 +20,7 @@ const Stdin = "-"
 
 // ReaderAnnotations are the annotations the file reader sets; printers
 // remove them.
-var ReaderAnnotations = []string{
-	kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
-	kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation,
-}
+var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation}
 
 // Files reads rendered manifests from files, directories (their .yaml, .yml
 // and .json files; subdirectories with recursive) and "-" for stdin. Each
@@ -112,18 +110,14 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 // Parse reads a YAML or JSON stream; objects get the given path annotation.
 // A `kind: List` is unwrapped into its items, as kubectl does.
 func Parse(data []byte, path string) ([]*yaml.RNode, error) {
-	r := kio.ByteReader{
-		Reader:         bytes.NewReader(data),
-		SetAnnotations: map[string]string{kioutil.PathAnnotation: path, kioutil.LegacyPathAnnotation: path},
-	}
-	nodes, err := r.Read()
+	nodes, err := parseStream(data, path)
 	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", path, err)
+		return nil, err
 	}
 	var out []*yaml.RNode
 	for _, n := range nodes {
 		if n.GetKind() == "" && n.GetApiVersion() == "" {
-			return nil, fmt.Errorf("parsing %s: document %s is not a Kubernetes object (no apiVersion or kind)", path, n.GetAnnotations()[kioutil.IndexAnnotation])
+			return nil, fmt.Errorf("parsing %s: document %s is not a Kubernetes object (no apiVersion or kind)", path, yamlpath.Annotation(n.YNode(), kioutil.IndexAnnotation))
 		}
 		if n.GetKind() != "List" {
 			out = append(out, n)
@@ -135,7 +129,7 @@ func Parse(data []byte, path string) ([]*yaml.RNode, error) {
 		}
 		elems, _ := items.Elements()
 		for _, e := range elems {
-			_ = e.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
+			yamlpath.SetAnnotation(e.YNode(), kioutil.PathAnnotation, path)
 			out = append(out, e)
 		}
 	}

@@ -18,22 +18,23 @@ func TestFailClosed(t *testing.T) {
 		opts    Options
 		host    func(t testing.TB) string // overrides the registry host
 		kind    ErrorKind
+		msg     string // in every message
 		atLeast time.Duration
 		within  time.Duration
 	}{
 		{name: "500 forever", mws: []middleware{onManifests(status(500, ""))},
-			kind: Unavailable, within: 3 * time.Second},
+			kind: Unavailable, msg: "500", within: 3 * time.Second},
 		{name: "429 forever honours Retry-After", mws: []middleware{onManifests(status(429, "1"))},
-			opts: Options{Retries: 2}, kind: Unavailable, atLeast: 2 * time.Second, within: 4 * time.Second},
+			opts: Options{Retries: 2}, kind: Unavailable, msg: "429", atLeast: 2 * time.Second, within: 4 * time.Second},
 		{name: "429 with Retry-After past the deadline gives up at once", mws: []middleware{onManifests(status(429, "30"))},
-			opts: Options{Timeout: 3 * time.Second}, kind: Unavailable, within: time.Second},
+			opts: Options{Timeout: 3 * time.Second}, kind: Unavailable, msg: "429", within: time.Second},
 		{name: "401 wrong password", mws: []middleware{requireBasic("ci", "right")},
-			opts: Options{Keychain: keychain{}}, kind: Unauthorized, within: time.Second},
+			opts: Options{Keychain: keychain{}}, kind: Unauthorized, msg: "401", within: time.Second},
 		{name: "hanging registry, overall deadline", mws: []middleware{onManifests(hang)},
-			opts: Options{Timeout: 2 * time.Second}, kind: Timeout, atLeast: 2 * time.Second, within: 3 * time.Second},
+			opts: Options{Timeout: 2 * time.Second}, kind: Timeout, msg: "gave up after 2s", atLeast: 2 * time.Second, within: 3 * time.Second},
 		{name: "hanging registry, per-request timeout", mws: []middleware{onManifests(hang)},
-			opts: Options{RequestTimeout: 300 * time.Millisecond, Retries: 1}, kind: Timeout, within: 2 * time.Second},
-		{name: "connection refused", host: closedHost, kind: Unavailable, within: time.Second},
+			opts: Options{RequestTimeout: 300 * time.Millisecond, Retries: 1}, kind: Timeout, msg: "300ms request timeout", within: 2 * time.Second},
+		{name: "connection refused", host: closedHost, kind: Unavailable, msg: "connection refused", within: time.Second},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,7 +58,9 @@ func TestFailClosed(t *testing.T) {
 				if !strings.HasPrefix(e.Error(), `resolving "`+ref+`": `) {
 					t.Errorf("message %q does not start with the action and operand", e)
 				}
-				t.Log(e)
+				if !strings.Contains(e.Error(), c.msg) {
+					t.Errorf("message %q does not mention %q", e, c.msg)
+				}
 			}
 			if took < c.atLeast || took > c.within {
 				t.Errorf("took %v, want between %v and %v", took, c.atLeast, c.within)
@@ -75,6 +78,34 @@ func TestRetriesThenSucceeds(t *testing.T) {
 	wantDigest(t, got, tr.ref("app:1"), d)
 	if s := r.Stats(); s.Retries != 2 || s.ManifestRequests != 3 {
 		t.Errorf("stats = %+v, want 2 retries and 3 manifest requests", s)
+	}
+}
+
+func TestRetriesConnectionReset(t *testing.T) {
+	t.Parallel()
+	tr := newRegistry(t, resetFirst(2))
+	d := tr.pushImage(t, "app:1")
+	r := newResolver(t, tr, Options{})
+	got := r.Resolve(ctxT(t), []string{tr.ref("app:1")})
+	wantDigest(t, got, tr.ref("app:1"), d)
+	if s := r.Stats(); s.Retries < 1 {
+		t.Errorf("stats = %+v, want the reset retried", s)
+	}
+}
+
+func TestCanceledContext(t *testing.T) {
+	t.Parallel()
+	tr := newRegistry(t)
+	ctx, cancel := context.WithCancel(ctxT(t))
+	cancel()
+	r := newResolver(t, tr, Options{})
+	refs := []string{tr.ref("app:1"), tr.ref("app:2")}
+	got := r.Resolve(ctx, refs)
+	for _, ref := range refs {
+		wantKind(t, got, ref, Canceled)
+	}
+	if n := tr.requests.Load(); n != 0 {
+		t.Errorf("%d requests after cancellation, want 0", n)
 	}
 }
 

@@ -51,7 +51,8 @@ type Options struct {
 	// Insecure lists registry hosts (with port, if any) reached over plain
 	// HTTP. Plain HTTP to any other host is refused, including the loopback
 	// and private addresses go-containerregistry would otherwise try over
-	// HTTP. A mirror host must be listed here itself if it needs plain HTTP.
+	// HTTP. A mirror host, or a token service on another host, must be
+	// listed here itself if it needs plain HTTP.
 	Insecure []string
 	// Platform ("linux/arm64", "linux/arm/v7") makes a tag that points to a
 	// multi-arch index resolve to the matching child manifest instead of the

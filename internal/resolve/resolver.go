@@ -16,7 +16,9 @@ const userAgent = "kubectl-gate"
 
 // Resolver resolves image references to digests. It is safe for concurrent
 // use; share one per run so that each image is asked about once and tokens
-// are reused.
+// are reused. Answers are kept for the Resolver's lifetime, failures
+// included (a run asks once), except timeouts and cancellations, which
+// depend on the asker's deadline and are asked again by a later call.
 type Resolver struct {
 	cfg     *config
 	puller  *remote.Puller
@@ -85,8 +87,11 @@ func (r *Resolver) remoteOptions() []remote.Option {
 }
 
 // Resolve answers every reference in refs, keyed by the reference exactly as
-// given. It returns when all are answered or Options.Timeout has passed; a
-// reference that could not be answered carries an [*Error].
+// given; the map holds an entry for each. It returns when all are answered
+// or Options.Timeout (or ctx) has ended; a reference that could not be
+// answered carries an [*Error] and no digest. Repeated references, and
+// spellings of one reference ("nginx", "docker.io/library/nginx:latest"),
+// are looked up once.
 func (r *Resolver) Resolve(ctx context.Context, refs []string) map[string]images.Resolution {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.timeout)
@@ -100,7 +105,7 @@ func (r *Resolver) Resolve(ctx context.Context, refs []string) map[string]images
 	for _, g := range groups {
 		wg.Go(func() {
 			digest, err := r.answer(ctx, g.target)
-			if err != nil && ctx.Err() != nil {
+			if err != nil && ctx.Err() != nil && !memoizable(err) {
 				err = &deadlineError{after: time.Since(start), err: err}
 			}
 			mu.Lock()

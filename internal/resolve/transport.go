@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,10 +71,10 @@ func attempt(next http.RoundTripper, req *http.Request, n int, timeout time.Dura
 	}
 	resp, err := next.RoundTrip(try)
 	if err != nil {
-		cancel()
-		if ctx.Err() != nil && req.Context().Err() == nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
 			err = &requestTimeoutError{timeout: timeout, err: err}
 		}
+		cancel()
 		return nil, err
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}

@@ -3,10 +3,11 @@ package rules
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // Annotations the gate reads to name source files.
@@ -79,14 +80,13 @@ func IsLocalConfig(r *yaml.RNode) bool {
 	if r.GetApiVersion() == ConfigAPIVersion {
 		return true
 	}
-	return r.GetAnnotations()[AnnoLocalConfig] == "true"
+	return yamlpath.Annotation(r.YNode(), AnnoLocalConfig) == "true"
 }
 
 // SourceFile names the file an object came from: kustomize's origin
 // annotation, else the path annotation set by a reader.
 func SourceFile(r *yaml.RNode) *File {
-	annos := r.GetAnnotations()
-	if o := annos[AnnoOrigin]; o != "" {
+	if o := yamlpath.Annotation(r.YNode(), AnnoOrigin); o != "" {
 		var origin struct {
 			Path         string `yaml:"path"`
 			ConfiguredIn string `yaml:"configuredIn"`
@@ -111,7 +111,7 @@ func SourceFile(r *yaml.RNode) *File {
 // TransformedBy returns the kustomization file of the last transformer of a
 // kind that changed the object ("ImageTagTransformer" → which `images:`).
 func TransformedBy(r *yaml.RNode, transformerKind string) string {
-	t := r.GetAnnotations()[AnnoTransformations]
+	t := yamlpath.Annotation(r.YNode(), AnnoTransformations)
 	if t == "" {
 		return ""
 	}
@@ -144,9 +144,5 @@ func finding(rule string, sev Severity, r *yaml.RNode, path string, current any,
 
 // str reads a string field at a dotted path ("spec.strategy.canary.canaryService").
 func str(r *yaml.RNode, path string) string {
-	n, err := r.Pipe(yaml.Lookup(strings.Split(path, ".")...))
-	if err != nil || n == nil {
-		return ""
-	}
-	return yaml.GetValue(n)
+	return yamlpath.String(r.YNode(), path)
 }

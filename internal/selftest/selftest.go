@@ -24,23 +24,26 @@ type Mutant struct {
 type Row struct {
 	Rule   string `json:"rule"`
 	Mutant string `json:"mutant"`
-	// Got is "fail" (the gate caught it), "pass" (it did not) or "n/a".
+	// Got is "fail" (the gate stopped it), "warn" (the rule only warned, so
+	// the deploy would go on), "pass" (nothing fired) or "n/a" (the render
+	// holds nothing to mutate for this rule).
 	Got string `json:"got"`
 	// Fired lists the rules that fired on the mutant.
 	Fired []string `json:"fired,omitempty"`
 }
 
-// Caught reports whether the row is not a miss.
-func (r Row) Caught() bool { return r.Got != "pass" }
+// Caught reports whether the gate stopped the mutant (or it did not apply).
+func (r Row) Caught() bool { return r.Got == "fail" || r.Got == "n/a" }
 
 // Run checks that the baseline passes, then runs every mutant of every
 // enabled rule. The baseline's own findings are returned when it fails.
-func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps) ([]Row, *gate.Report, error) {
+// With failOnWarning, a warning stops the deploy, so it catches a mutant.
+func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]Row, *gate.Report, error) {
 	base, err := gate.Run(ctx, copyAll(resources), opts, deps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checking the baseline: %w", err)
 	}
-	if base.Verdict(false) != gate.VerdictPass {
+	if base.Verdict(failOnWarning) != gate.VerdictPass {
 		return nil, base, nil
 	}
 	var rows []Row
@@ -48,7 +51,7 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps g
 		if opts.Config.Rules[m.Rule] == "off" {
 			continue
 		}
-		row, err := runMutant(ctx, m, resources, opts, deps)
+		row, err := runMutant(ctx, m, resources, opts, deps, failOnWarning)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -57,7 +60,7 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps g
 	return rows, base, nil
 }
 
-func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate.Options, deps gate.Deps) (Row, error) {
+func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) (Row, error) {
 	row := Row{Rule: m.Rule, Mutant: m.Name, Got: "n/a"}
 	cfg := *opts.Config
 	mutated, ok := m.Apply(copyAll(resources), &cfg)
@@ -76,10 +79,11 @@ func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate
 			seen[f.Rule] = true
 			row.Fired = append(row.Fired, f.Rule)
 		}
-		if f.Rule == m.Rule && f.Severity == rules.SeverityError {
+		switch {
+		case f.Rule != m.Rule:
+		case f.Severity == rules.SeverityError, f.Severity == rules.SeverityWarning && failOnWarning:
 			row.Got = "fail"
-		}
-		if f.Rule == m.Rule && f.Severity == rules.SeverityWarning && row.Got == "pass" {
+		case f.Severity == rules.SeverityWarning && row.Got == "pass":
 			row.Got = "warn"
 		}
 	}

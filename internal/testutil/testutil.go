@@ -2,9 +2,11 @@ package testutil
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -41,21 +43,37 @@ func Corpus(t testing.TB) string {
 	return dir
 }
 
-// Bin returns the path of a built binary in bin/, building it when missing
-// or when GATE_REBUILD is set. Tests of the shells run the real binaries.
+// Bin returns the path of a built binary in bin/. Tests of the shells run
+// the real binaries. It rebuilds the binary (go's cache makes that a relink)
+// unless GATE_BIN_FRESH is set, as `make test` sets it right after building,
+// so a plain `go test` never runs a stale binary.
 func Bin(t testing.TB, name string) string {
 	t.Helper()
 	root := Root(t)
 	path := filepath.Join(root, "bin", name)
-	if _, err := os.Stat(path); err != nil || os.Getenv("GATE_REBUILD") != "" {
-		cmd := exec.Command("go", "build", "-o", path, "./cmd/"+name)
+	binMu.Lock()
+	defer binMu.Unlock()
+	if _, err := os.Stat(path); err != nil || (os.Getenv("GATE_BIN_FRESH") == "" && !built[name]) {
+		// Build beside the target and rename: test packages run in
+		// parallel, and a rename never leaves a half-written binary.
+		tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+		cmd := exec.Command("go", "build", "-o", tmp, "./cmd/"+name)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("building %s: %v\n%s", name, err, out)
 		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatalf("installing %s: %v", name, err)
+		}
+		built[name] = true
 	}
 	return path
 }
+
+var (
+	binMu sync.Mutex
+	built = map[string]bool{}
+)
 
 // Golden compares got with testdata/NAME, rewriting it with -update.
 func Golden(t testing.TB, name string, got []byte) {

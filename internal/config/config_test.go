@@ -1,0 +1,43 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+var ids = []string{"image-digest", "render-empty"}
+
+func TestDecodeDefaults(t *testing.T) {
+	obj, err := Decode([]byte("apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata:\n  name: prod\n  annotations: {config.kubernetes.io/function: 'exec: {path: x}'}\n"), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj.Spec.Images.Digest != DigestRequire || *obj.Spec.Render.MinResources != 1 || obj.Spec.Render.ExpectResources != nil {
+		t.Errorf("an empty spec is not the strict default: %+v", obj.Spec)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	head := "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\n"
+	cases := map[string]struct{ doc, says string }{
+		"unknown field":     {head + "spec:\n  images:\n    digests: off\n", `unknown field "spec.images.digests"`},
+		"unknown top field": {head + "sepc: {}\n", `unknown field "sepc"`},
+		"unknown rule":      {head + "spec:\n  rules: {image-digset: off}\n", "spec.rules.image-digset: unknown rule id"},
+		"bad severity":      {head + "spec:\n  rules: {image-digest: fatal}\n", `spec.rules.image-digest: "fatal"`},
+		"bad digest mode":   {head + "spec:\n  images: {digest: maybe}\n", `spec.images.digest: "maybe"`},
+		"negative min":      {head + "spec:\n  render: {minResources: -1}\n", "spec.render.minResources"},
+		"wrong type":        {head + "spec:\n  render: {minResources: many}\n", "minResources"},
+		"wrong kind":        {"apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gates\n", `kind: "Gates"`},
+		"wrong apiVersion":  {"apiVersion: kubectl-gate.dev/v1\nkind: Gate\n", "apiVersion"},
+		"bad platform":      {head + "spec:\n  images: {platform: amd64}\n", "spec.images.platform"},
+		"not yaml":          {"kind: [", "decoding"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Decode([]byte(c.doc), ids)
+			if err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("err = %v, want one saying %q", err, c.says)
+			}
+		})
+	}
+}

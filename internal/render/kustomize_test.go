@@ -1,0 +1,177 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+const gateYAML = "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata: {name: g}\nspec:\n  render: {minResources: 2}\n"
+const pinYAML = "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Pin\nmetadata: {name: p}\n"
+
+// tree writes files under a temp dir and returns it.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var baseFiles = map[string]string{
+	"base/kustomization.yaml": "resources: [cm.yaml]\n",
+	"base/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n",
+}
+
+func with(extra map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range baseFiles {
+		out[k] = v
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+func TestPlacement(t *testing.T) {
+	cases := []struct {
+		name     string
+		files    map[string]string
+		severity rules.Severity
+		says     string
+		config   string // kind of the config picked for the top level, if any
+	}{
+		{"gate under validators at the top is right", with(map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\nvalidators: [gate.yaml]\n", "prod/gate.yaml": gateYAML}), "", "", "Gate"},
+		{"pin last under transformers is right", with(map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\ntransformers: [pin.yaml]\n", "prod/pin.yaml": pinYAML}), "", "", "Pin"},
+		{"inline gate", with(map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\nvalidators:\n- |\n  " + strings.ReplaceAll(gateYAML, "\n", "\n  ") + "\n"}), "", "", "Gate"},
+		{"gate under transformers deletes everything", with(map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\ntransformers: [gate.yaml]\n", "prod/gate.yaml": gateYAML}), rules.SeverityError, "under transformers:", ""},
+		{"pin under validators is rejected", with(map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\nvalidators: [pin.yaml]\n", "prod/pin.yaml": pinYAML}), rules.SeverityError, "under validators:", ""},
+		{"gate in a base sees the base", map[string]string{
+			"base/kustomization.yaml": "resources: [cm.yaml]\nvalidators: [gate.yaml]\n", "base/gate.yaml": gateYAML, "base/cm.yaml": baseFiles["base/cm.yaml"],
+			"prod/kustomization.yaml": "resources: [../base]\n"}, rules.SeverityWarning, "not in the top-level kustomization", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := tree(t, c.files)
+			res, err := Kustomize(filepath.Join(dir, "prod"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Resources) != 1 || res.Resources[0].GetKind() != "ConfigMap" {
+				t.Fatalf("render = %d objects, want the ConfigMap only", len(res.Resources))
+			}
+			if c.says == "" && len(res.Placement) != 0 {
+				t.Fatalf("placement findings on a right placement: %+v", res.Placement)
+			}
+			if c.says != "" && (len(res.Placement) != 1 || res.Placement[0].Severity != c.severity || !strings.Contains(res.Placement[0].Message, c.says)) {
+				t.Fatalf("placement = %+v, want one %s saying %q", res.Placement, c.severity, c.says)
+			}
+			obj, ok := res.Config()
+			if (c.config != "") != ok || (ok && obj.Kind != c.config) {
+				t.Errorf("Config() = %v %v, want %q", obj, ok, c.config)
+			}
+		})
+	}
+}
+
+func TestBadGateConfigInKustomization(t *testing.T) {
+	dir := tree(t, with(map[string]string{
+		"prod/kustomization.yaml": "resources: [../base]\nvalidators: [gate.yaml]\n",
+		"prod/gate.yaml":          "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec:\n  rules: {image-digset: off}\n",
+	}))
+	_, err := Kustomize(filepath.Join(dir, "prod"), Options{RuleIDs: []string{"image-digest"}})
+	if err == nil || !strings.Contains(err.Error(), "image-digset") || !strings.Contains(err.Error(), "gate.yaml") {
+		t.Fatalf("err = %v, want one naming the file and the rule", err)
+	}
+}
+
+func TestOriginNamesSourceFilesAndIsStripped(t *testing.T) {
+	root := testutil.Root(t)
+	t.Chdir(root)
+	res, err := Kustomize("examples/overlays/prod-retag", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worker string
+	for _, r := range res.Resources {
+		if r.GetName() == "worker" {
+			worker = r.MustString()
+			if f := rules.SourceFile(r); f == nil || f.Path != "examples/base/worker.yaml" {
+				t.Errorf("source file = %+v, want examples/base/worker.yaml", f)
+			}
+			if k := rules.TransformedBy(r, "ImageTagTransformer"); k != "examples/overlays/prod-retag/kustomization.yaml" {
+				t.Errorf("image transformer = %q", k)
+			}
+		}
+	}
+	if worker == "" {
+		t.Fatal("no worker in the render")
+	}
+	StripBuildAnnotations(res.Resources)
+	var b strings.Builder
+	if err := (kio.ByteWriter{Writer: &b}).Write(res.Resources); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "config.kubernetes.io/origin") || strings.Contains(b.String(), "transformations") {
+		t.Errorf("build annotations left in output:\n%s", b.String())
+	}
+}
+
+func TestKustomizeErrors(t *testing.T) {
+	if _, err := Kustomize(filepath.Join(t.TempDir(), "missing"), Options{}); err == nil {
+		t.Error("missing dir rendered")
+	}
+	dir := tree(t, map[string]string{"kustomization.yaml": "resources: [nope.yaml]\n"})
+	if _, err := Kustomize(dir, Options{}); err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"a.yaml":     "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: y}}\n",
+		"b.json":     `{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}`,
+		"sub/c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\n",
+		"notes.txt":  "not yaml: [",
+	})
+	flat, err := Files([]string{dir}, nil, false)
+	if err != nil || len(flat) != 3 {
+		t.Fatalf("flat: %d objects, %v", len(flat), err)
+	}
+	deep, err := Files([]string{dir}, nil, true)
+	if err != nil || len(deep) != 4 {
+		t.Fatalf("recursive: %d objects, %v", len(deep), err)
+	}
+	if f := rules.SourceFile(flat[2]); f == nil || !strings.HasSuffix(f.Path, "b.json") {
+		t.Errorf("source of the secret = %+v", f)
+	}
+	bad := tree(t, map[string]string{"x.yaml": "kind: [\n"})
+	if _, err := Files([]string{bad}, nil, false); err == nil || !strings.Contains(err.Error(), "x.yaml") {
+		t.Errorf("malformed file: err = %v", err)
+	}
+	if _, err := Files([]string{"-"}, strings.NewReader("  \n"), false); err == nil {
+		t.Error("empty stdin read as an empty render")
+	}
+	if _, err := Files([]string{"-"}, strings.NewReader("foo: bar\n"), false); err == nil {
+		t.Error("a document that is not an object was accepted")
+	}
+}

@@ -1,0 +1,174 @@
+package plugin_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+// gate runs the built kubectl-gate binary from the repository root.
+func gate(t *testing.T, stdin string, args ...string) testutil.Result {
+	t.Helper()
+	return testutil.Run(t, testutil.Root(t), stdin, nil, testutil.Bin(t, "kubectl-gate"), args...)
+}
+
+func TestE2ECheckOverlays(t *testing.T) {
+	cases := []struct {
+		dir      string
+		code     int
+		contains []string
+	}{
+		// base says web:latest, prod pins it by digest: a grep fails, the gate passes.
+		{"examples/overlays/prod", 0, []string{"PASS: 3 resource(s)"}},
+		// base is clean, the overlay re-tags worker to latest: the gate stops it
+		// and names the overlay's kustomization as the source.
+		{"examples/overlays/prod-retag", 1, []string{
+			"[image-digest] Deployment/worker (ns shop-prod) spec.template.spec.containers[0].image",
+			"image set by examples/overlays/prod-retag/kustomization.yaml `images:`",
+		}},
+		{"examples/overlays/staging", 1, []string{`"ghcr.io/example-shop/web:1.5.0-rc.1" is not pinned by digest`}},
+	}
+	for _, c := range cases {
+		t.Run(c.dir, func(t *testing.T) {
+			r := gate(t, "", "check", "-k", c.dir)
+			if r.Code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, r.Stdout, r.Stderr)
+			}
+			for _, s := range c.contains {
+				if !strings.Contains(r.Stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, r.Stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestE2EPipeFromKustomizeCLI(t *testing.T) {
+	kustomize := testutil.Tool(t, "KUSTOMIZE", "kustomize")
+	root := testutil.Root(t)
+	for dir, want := range map[string]int{"examples/overlays/prod": 0, "examples/overlays/prod-retag": 1} {
+		b := testutil.Run(t, root, "", nil, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", dir)
+		if dir == "examples/overlays/prod-retag" {
+			// The validator itself stops this build; render without it to
+			// test the pipe.
+			b = testutil.Run(t, root, "", nil, kustomize, "build", filepath.Join(dir, "..", "..", "base"))
+			b.Stdout = strings.ReplaceAll(b.Stdout, "worker:2.0.1@sha256:", "worker:latest#")
+			b.Stdout = strings.ReplaceAll(b.Stdout, "web:latest", "web:1.4.2@sha256:"+strings.Repeat("a", 64))
+		}
+		if b.Code != 0 {
+			t.Fatalf("kustomize build %s: exit %d: %s", dir, b.Code, b.Stderr)
+		}
+		r := gate(t, b.Stdout, "check", "-f", "-")
+		if r.Code == 3 || (r.Code == 0) != (want == 0) {
+			t.Errorf("%s | check -f -: exit %d, want %d\n%s%s", dir, r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+func TestE2EKubectlDispatchesToPlugin(t *testing.T) {
+	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
+	bin := filepath.Dir(testutil.Bin(t, "kubectl-gate"))
+	env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	root := testutil.Root(t)
+	good := testutil.Run(t, root, "", env, kubectl, "gate", "check", "-k", "examples/overlays/prod")
+	bad := testutil.Run(t, root, "", env, kubectl, "gate", "check", "-k", "examples/overlays/prod-retag")
+	if good.Code != 0 || bad.Code != 1 {
+		t.Fatalf("kubectl gate check: good exit %d, bad exit %d, want 0 and 1\n%s%s", good.Code, bad.Code, bad.Stdout, bad.Stderr)
+	}
+	if !strings.Contains(bad.Stdout, "[image-digest]") {
+		t.Errorf("kubectl gate output lacks the finding:\n%s", bad.Stdout)
+	}
+}
+
+func TestE2EFailClosed(t *testing.T) {
+	tmp := t.TempDir()
+	empty := filepath.Join(tmp, "empty")
+	write(t, filepath.Join(empty, "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n")
+	typo := filepath.Join(tmp, "typo.yaml")
+	write(t, typo, "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec:\n  rules:\n    image-digset: off\n")
+	unknownField := filepath.Join(tmp, "field.yaml")
+	write(t, unknownField, "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec:\n  images:\n    digests: off\n")
+	broken := filepath.Join(tmp, "broken")
+	write(t, filepath.Join(broken, "kustomization.yaml"), "resources:\n  - missing.yaml\n")
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		says  string
+	}{
+		{"empty render", "", []string{"check", "-k", empty}, 1, "[render-empty]"},
+		{"missing overlay dir", "", []string{"check", "-k", filepath.Join(tmp, "nope")}, 3, "nope"},
+		{"render error", "", []string{"check", "-k", broken}, 3, "missing.yaml"},
+		{"malformed YAML on stdin", "kind: Deployment\nmetadata: {name: [\n", []string{"check", "-f", "-"}, 3, "<stdin>"},
+		{"empty stdin", "", []string{"check", "-f", "-"}, 3, "no input"},
+		{"misspelt rule id", "", []string{"check", "-k", "examples/overlays/prod", "--config", typo}, 2, "spec.rules.image-digset: unknown rule id"},
+		{"unknown config field", "", []string{"check", "-k", "examples/overlays/prod", "--config", unknownField}, 2, `unknown field "spec.images.digests"`},
+		{"bad flag", "", []string{"check", "--nope"}, 2, "unknown flag"},
+		{"no input", "", []string{"check"}, 2, "no input"},
+		{"unknown command", "", []string{"chekc"}, 2, "unknown command"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := gate(t, c.stdin, c.args...)
+			if r.Code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, r.Stdout, r.Stderr)
+			}
+			if !strings.Contains(r.Stdout+r.Stderr, c.says) {
+				t.Errorf("output does not say %q:\n%s%s", c.says, r.Stdout, r.Stderr)
+			}
+		})
+	}
+}
+
+func TestE2EJSONShape(t *testing.T) {
+	r := gate(t, "", "check", "-k", "examples/overlays/prod-retag", "-o", "json")
+	if r.Code != 1 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	var doc struct {
+		Results []map[string]any `json:"results"`
+		Summary map[string]any   `json:"summary"`
+	}
+	dec := json.NewDecoder(strings.NewReader(r.Stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("decoding %s: %v", r.Stdout, err)
+	}
+	want := map[string]any{"resources": 3.0, "errors": 2.0, "warnings": 0.0, "verdict": "fail"}
+	for k, v := range want {
+		if doc.Summary[k] != v {
+			t.Errorf("summary.%s = %v, want %v", k, doc.Summary[k], v)
+		}
+	}
+	f := doc.Results[0]
+	for _, k := range []string{"rule", "severity", "message", "resourceRef", "field", "file"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("result lacks %q: %v", k, f)
+		}
+	}
+	ref := f["resourceRef"].(map[string]any)
+	if ref["apiVersion"] != "apps/v1" || ref["kind"] != "Deployment" || ref["name"] != "worker" || ref["namespace"] != "shop-prod" {
+		t.Errorf("resourceRef = %v", ref)
+	}
+	if file := f["file"].(map[string]any); file["path"] != "examples/overlays/prod-retag/kustomization.yaml" {
+		t.Errorf("file = %v", file)
+	}
+	if field := f["field"].(map[string]any); field["currentValue"] != "ghcr.io/example-shop/worker:latest" {
+		t.Errorf("field = %v", field)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
