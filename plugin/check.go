@@ -35,14 +35,17 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		return fail(s.Err, err)
 	}
 	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
-	units := loadUnits(ctx, o, s.In, r.progress)
+	units, err := attachApps(ctx, o, loadUnits(ctx, o, s.In, r.progress), r.progress)
+	if err != nil {
+		return fail(s.Err, err)
+	}
 	total := &gate.Report{}
 	var out bytes.Buffer
 	code := ExitPass
 	for _, u := range units {
 		rep, err := r.check(ctx, u)
 		if err != nil {
-			fmt.Fprintf(s.Err, "no verdict: %v\n", err)
+			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 			continue
 		}
@@ -56,7 +59,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	r.progress("")
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
 		if err := writeKustomization(ctx, o, r, s.Err); err != nil {
-			fmt.Fprintf(s.Err, "no verdict: %v\n", err)
+			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 		}
 	}
@@ -113,14 +116,14 @@ func (r *runner) check(ctx context.Context, u *unit) (*gate.Report, error) {
 	// A Pin in the top-level kustomization is applied in process, as
 	// kustomize would apply it (SPEC §7.4).
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)
-	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy}
+	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
 	if pin || spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(spec); err != nil {
 			return nil, err
 		}
 	}
-	return gate.Run(ctx, u.resources, opts, deps)
+	return u.finish(gate.Run(ctx, u.resources, opts, deps))
 }
 
 // loadConfig reads --config.

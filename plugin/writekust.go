@@ -39,6 +39,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if err != nil {
 		return err
 	}
+	unpinned := unpinnedRepos(u.resources, spec)
 	rep, err := gate.Run(ctx, u.resources, gate.Options{Config: spec, Pin: true}, gate.Deps{Resolver: res, Version: r.version})
 	if err != nil {
 		return err
@@ -47,6 +48,11 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 		return fmt.Errorf("writing %s: some images could not be resolved; the file is unchanged", path)
 	}
 	digests := pinnedDigests(u.resources, spec)
+	for repo := range digests {
+		if !unpinned[repo] {
+			delete(digests, repo) // already pinned in the source
+		}
+	}
 	return updateImages(path, digests, errOut)
 }
 
@@ -60,6 +66,19 @@ func kustomizationFile(dir string) (string, error) {
 	return "", fmt.Errorf("writing digests into %s: no kustomization file", dir)
 }
 
+// unpinnedRepos lists the repositories that have an image without digest.
+func unpinnedRepos(resources []*yaml.RNode, spec *config.Spec) map[string]bool {
+	out := map[string]bool{}
+	for _, obj := range resources {
+		for _, c := range images.Find(obj, rules.PodSpecPaths(spec)) {
+			if ref, ok := images.Parse(c.Image); ok && !ref.HasDigest() {
+				out[ref.Repository()] = true
+			}
+		}
+	}
+	return out
+}
+
 // pinnedDigests maps each repository in the pinned render to its digest.
 func pinnedDigests(resources []*yaml.RNode, spec *config.Spec) map[string]string {
 	out := map[string]string{}
@@ -69,11 +88,7 @@ func pinnedDigests(resources []*yaml.RNode, spec *config.Spec) map[string]string
 			if !ok || !ref.ValidDigest() {
 				continue
 			}
-			repo := ref.Name
-			if ref.Tag != "" {
-				repo = repo[:len(repo)-len(ref.Tag)-1]
-			}
-			out[repo] = ref.Digest
+			out[ref.Repository()] = ref.Digest
 		}
 	}
 	return out
@@ -125,11 +140,13 @@ func updateImages(path string, digests map[string]string, errOut io.Writer) erro
 		}
 		fmt.Fprintf(errOut, "%s: images += {name: %s, digest: %s}\n", path, repo, digests[repo])
 	}
-	out, err := node.String()
+	// Keep the file's own sequence indentation ("  - x" or "- x").
+	style := yaml.SequenceIndentStyle(yaml.DeriveSeqIndentStyle(string(data)))
+	out, err := yaml.MarshalWithOptions(node.Document(), &yaml.EncoderOptions{SeqIndent: style})
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	return atomicWrite(path, []byte(out))
+	return atomicWrite(path, out)
 }
 
 // atomicWrite replaces path with data through a temp file and a rename, so

@@ -46,8 +46,14 @@ func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolu
 			pinned[obj] = false
 			return
 		}
-		if e := c.SetImage(ref.WithDigest(r.Digest, dropTag)); e != nil && err == nil {
+		pinnedRef := ref.WithDigest(r.Digest, dropTag)
+		if e := c.SetImage(pinnedRef); e != nil && err == nil {
 			err = e
+		}
+		// The registry just answered for the pinned reference and its tag.
+		res[pinnedRef] = images.Resolution{Digest: r.Digest}
+		if ref.Tag != "" {
+			res[ref.Name] = images.Resolution{Digest: r.Digest}
 		}
 	})
 	if err != nil {

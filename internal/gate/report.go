@@ -14,6 +14,9 @@ type Report struct {
 	Findings []rules.Finding
 	// Resources is the number of objects that count as rendered.
 	Resources int
+	// Failures are what could not be evaluated at all (a render that
+	// failed, an unreadable input): each makes the verdict no-verdict.
+	Failures []string
 }
 
 // Count returns the number of findings at a severity.
@@ -41,7 +44,7 @@ func (r *Report) NoVerdict() bool {
 // Verdict is pass, fail or no-verdict; failOnWarning makes warnings fail.
 func (r *Report) Verdict(failOnWarning bool) string {
 	switch {
-	case r.NoVerdict():
+	case r.NoVerdict() || len(r.Failures) > 0:
 		return VerdictNoVerdict
 	case r.Count(rules.SeverityError) > 0, failOnWarning && r.Count(rules.SeverityWarning) > 0:
 		return VerdictFail
@@ -53,4 +56,5 @@ func (r *Report) Verdict(failOnWarning bool) string {
 func (r *Report) Merge(o *Report) {
 	r.Findings = append(r.Findings, o.Findings...)
 	r.Resources += o.Resources
+	r.Failures = append(r.Failures, o.Failures...)
 }

@@ -42,6 +42,14 @@ func Parse(image string) (Ref, bool) {
 	return r, true
 }
 
+// Repository is the repository as written, without tag or digest.
+func (r Ref) Repository() string {
+	if r.Tag == "" {
+		return r.Name
+	}
+	return r.Name[:len(r.Name)-len(r.Tag)-1]
+}
+
 // HasDigest reports whether the reference carries a digest, well-formed or not.
 func (r Ref) HasDigest() bool { return r.Digest != "" }
 

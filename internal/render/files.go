@@ -12,15 +12,16 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // Stdin is the path that names standard input.
 const Stdin = "-"
 
-// ReaderAnnotations are the annotations the file reader sets; printers
-// remove them.
-var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation}
+// ReaderAnnotations are the annotations the readers set; printers remove
+// them.
+var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, rules.AnnoImageSources}
 
 // Files reads rendered manifests from files, directories (their .yaml, .yml
 // and .json files; subdirectories with recursive) and "-" for stdin. Each

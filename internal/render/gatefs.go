@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // gateFS is the disk, except that kustomization files are read with this
@@ -26,6 +27,10 @@ type gateFS struct {
 	seen     map[string]bool
 	injected bool
 	err      error // a bad Gate/Pin config: reported instead of kustomize's error
+	edit     func(*yaml.RNode) error
+	// images maps a kustomization path to the repositories its images:
+	// entries produce (newName, else name).
+	images map[string][]string
 }
 
 // ReadFile reads a file; kustomization files are rewritten.
@@ -50,6 +55,7 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 		return data, nil // kustomize reports its own parse error
 	}
 	top := filepath.Dir(path) == g.top
+	g.recordImages(path, node)
 	changed := false
 	for _, field := range []string{"validators", "transformers"} {
 		c, err := g.strip(node, path, field, top)
@@ -61,6 +67,11 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 	if top {
 		if err := g.inject(node); err != nil {
 			return nil, err
+		}
+		if g.edit != nil {
+			if err := g.edit(node); err != nil {
+				return nil, fmt.Errorf("editing %s: %w", g.rel(path), err)
+			}
 		}
 		changed = true
 	}
@@ -157,4 +168,25 @@ func (g *gateFS) rel(path string) string {
 		return filepath.ToSlash(filepath.Join(g.display, r))
 	}
 	return path
+}
+
+// recordImages notes which repositories a kustomization's images: entries
+// produce, so a finding can name the overlay that set an image.
+func (g *gateFS) recordImages(path string, node *yaml.RNode) {
+	list := node.Field("images")
+	if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+		return
+	}
+	var repos []string
+	for _, e := range list.Value.YNode().Content {
+		repo := yamlpath.String(e, "newName")
+		if repo == "" {
+			repo = yamlpath.String(e, "name")
+		}
+		repos = append(repos, repo)
+	}
+	if g.images == nil {
+		g.images = map[string][]string{}
+	}
+	g.images[g.rel(path)] = repos
 }

@@ -22,6 +22,9 @@ type Options struct {
 	LoadRestrictorNone bool
 	// RuleIDs validate Gate/Pin configs found in kustomizations.
 	RuleIDs []string
+	// EditTop, when set, edits the top-level kustomization before the
+	// build, as `kustomize edit` would (Argo CD's spec.source.kustomize).
+	EditTop func(kustomization *yaml.RNode) error
 }
 
 // Found is a Gate or Pin config listed in a kustomization.
@@ -69,7 +72,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", dir, err)
 	}
-	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, ruleIDs: opts.RuleIDs, seen: map[string]bool{}}
+	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, ruleIDs: opts.RuleIDs, seen: map[string]bool{}, edit: opts.EditTop}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
 	if fs.err != nil {
@@ -83,6 +86,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if fs.injected {
 		relativize(res.Resources, abs, dir)
 	}
+	annotateImageSources(res.Resources, fs.images)
 	return res, nil
 }
 

@@ -118,20 +118,32 @@ func TestOriginNamesSourceFilesAndIsStripped(t *testing.T) {
 			if f := rules.SourceFile(r); f == nil || f.Path != "examples/base/worker.yaml" {
 				t.Errorf("source file = %+v, want examples/base/worker.yaml", f)
 			}
-			if k := rules.TransformedBy(r, "ImageTagTransformer"); k != "examples/overlays/prod-retag/kustomization.yaml" {
-				t.Errorf("image transformer = %q", k)
+			if k := rules.ImageSetBy(r, "ghcr.io/example-shop/worker"); k != "examples/overlays/prod-retag/kustomization.yaml" {
+				t.Errorf("worker image set by %q", k)
 			}
 		}
 	}
 	if worker == "" {
 		t.Fatal("no worker in the render")
 	}
+	// The staging overlay re-tags web only: the worker's image was set by
+	// no overlay, so no finding may blame staging's images: for it.
+	staging, err := Kustomize("examples/overlays/staging", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range staging.Resources {
+		web, worker := rules.ImageSetBy(r, "ghcr.io/example-shop/web"), rules.ImageSetBy(r, "ghcr.io/example-shop/worker")
+		if worker != "" || (r.GetName() == "web" && r.GetKind() == "Deployment" && web != "examples/overlays/staging/kustomization.yaml") {
+			t.Errorf("%s: web set by %q, worker by %q", r.GetName(), web, worker)
+		}
+	}
 	StripBuildAnnotations(res.Resources)
 	var b strings.Builder
 	if err := (kio.ByteWriter{Writer: &b}).Write(res.Resources); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), "config.kubernetes.io/origin") || strings.Contains(b.String(), "transformations") {
+	if strings.Contains(b.String(), "config.kubernetes.io/origin") || strings.Contains(b.String(), "transformations") || strings.Contains(b.String(), "kubectl-gate.dev") {
 		t.Errorf("build annotations left in output:\n%s", b.String())
 	}
 }

@@ -1,11 +1,13 @@
 package render
 
 import (
+	"encoding/json"
 	"path/filepath"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // relativize rewrites origin and transformer annotation paths, which
@@ -48,12 +50,39 @@ func rewritePaths(text, display string, keys ...string) string {
 	return s
 }
 
+// annotateImageSources records, per image repository of a resource, the
+// kustomization whose images: entry set it (the last one applied), as the
+// rules.AnnoImageSources annotation. kustomize's transformer annotation
+// lists every ImageTagTransformer that ran over a resource, not which one
+// changed which image, so the entries themselves are matched.
+func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]string) {
+	if len(kustImages) == 0 {
+		return
+	}
+	for _, r := range resources {
+		sources := map[string]string{}
+		for _, kust := range rules.TransformersOf(r, "ImageTagTransformer") {
+			for _, repo := range kustImages[kust] {
+				sources[repo] = kust
+			}
+		}
+		if len(sources) == 0 {
+			continue
+		}
+		b, err := json.Marshal(sources)
+		if err == nil {
+			yamlpath.SetAnnotation(r.YNode(), rules.AnnoImageSources, string(b))
+		}
+	}
+}
+
 // StripBuildAnnotations removes the annotations the gate switched on, so
 // printed output equals what kustomize would print.
 func StripBuildAnnotations(resources []*yaml.RNode) {
 	for _, r := range resources {
 		_ = r.PipeE(yaml.ClearAnnotation(rules.AnnoOrigin))
 		_ = r.PipeE(yaml.ClearAnnotation(rules.AnnoTransformations))
+		_ = r.PipeE(yaml.ClearAnnotation(rules.AnnoImageSources))
 		clearEmptyAnnotations(r)
 	}
 }

@@ -28,6 +28,8 @@ type Options struct {
 type Document struct {
 	Results []rules.Finding `json:"results"`
 	Summary Summary         `json:"summary"`
+	// Failures lists what could not be evaluated (verdict no-verdict).
+	Failures []string `json:"failures,omitempty"`
 }
 
 // Summary counts a run.
@@ -50,7 +52,7 @@ func Summarize(r *gate.Report, failOnWarning bool) Summary {
 
 // Write prints a report in the chosen format.
 func Write(w io.Writer, r *gate.Report, o Options) error {
-	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning)}
+	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning), Failures: r.Failures}
 	if doc.Results == nil {
 		doc.Results = []rules.Finding{}
 	}
@@ -112,6 +114,11 @@ func writeText(w io.Writer, doc Document, color bool) error {
 			code = "31"
 		}
 		if _, err := fmt.Fprintln(w, paint(code, Line(f))); err != nil {
+			return err
+		}
+	}
+	for _, f := range doc.Failures {
+		if _, err := fmt.Fprintln(w, paint("35", "NO VERDICT: "+f)); err != nil {
 			return err
 		}
 	}

@@ -81,7 +81,7 @@ func PodSpecPaths(s *config.Spec) []images.PodSpecPath {
 
 func imageFinding(rule string, sev Severity, w workloadImage, format string, args ...any) Finding {
 	f := finding(rule, sev, w.obj, w.c.Path, w.c.Image, format, args...)
-	if kust := TransformedBy(w.obj, "ImageTagTransformer"); kust != "" {
+	if kust := ImageSetBy(w.obj, w.ref.Repository()); kust != "" {
 		f.File = &File{Path: kust}
 		f.Message += fmt.Sprintf(" (image set by %s `images:`)", kust)
 	}
@@ -117,13 +117,16 @@ func checkImageResolve(c *Context) []Finding {
 	if c.Resolutions == nil {
 		return nil
 	}
+	verify := c.Config.Images.Digest == config.DigestVerify
 	var out []Finding
 	seen := map[string]bool{}
 	eachImage(c, func(w workloadImage) {
 		if !w.ok || (w.ref.HasDigest() && !w.ref.ValidDigest()) {
 			return
 		}
-		if !c.Pinning && !w.ref.HasDigest() {
+		// Asked of the registry: with pin, every image still without a
+		// digest (pinning it failed); with verify, every digest.
+		if (!w.ref.HasDigest() && !c.Pinning) || (w.ref.HasDigest() && !verify) {
 			return
 		}
 		res, asked := c.Resolutions[w.c.Image]

@@ -87,7 +87,7 @@ func TestImageDigestOffAndNamesTheOverlay(t *testing.T) {
 	}
 	stream := strings.Replace(deployment("nginx:latest"), "namespace: prod}", `namespace: prod, annotations: {
     config.kubernetes.io/origin: "path: base/web.yaml\n",
-    alpha.config.kubernetes.io/transformations: "- configuredIn: overlays/prod/kustomization.yaml\n  configuredBy:\n    apiVersion: builtin\n    kind: ImageTagTransformer\n"}}`, 1)
+    internal.kubectl-gate.dev/image-sources: "{\"nginx\": \"overlays/prod/kustomization.yaml\"}"}}`, 1)
 	got := runRuleOn(t, "image-digest", stream, nil, nil)
 	if len(got) != 1 || got[0].File == nil || got[0].File.Path != "overlays/prod/kustomization.yaml" ||
 		!strings.Contains(got[0].Message, "image set by overlays/prod/kustomization.yaml `images:`") {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -17,6 +18,9 @@ const (
 	// AnnoTransformations is kustomize's transformer annotation
 	// (buildMetadata: transformerAnnotations).
 	AnnoTransformations = "alpha.config.kubernetes.io/transformations"
+	// AnnoImageSources maps image repositories to the kustomization whose
+	// images: entry set them (JSON); set by the in-process render.
+	AnnoImageSources = "internal.kubectl-gate.dev/image-sources"
 	// AnnoLocalConfig marks objects that are not applied to the cluster.
 	AnnoLocalConfig = "config.kubernetes.io/local-config"
 	// AnnoPinned is stamped by the Pin transformer on workloads it pinned.
@@ -108,12 +112,12 @@ func SourceFile(r *yaml.RNode) *File {
 	return &File{Path: path, Index: i}
 }
 
-// TransformedBy returns the kustomization file of the last transformer of a
-// kind that changed the object ("ImageTagTransformer" → which `images:`).
-func TransformedBy(r *yaml.RNode, transformerKind string) string {
+// TransformersOf returns the kustomization files of every transformer of a
+// kind that ran over the object, in order.
+func TransformersOf(r *yaml.RNode, transformerKind string) []string {
 	t := yamlpath.Annotation(r.YNode(), AnnoTransformations)
 	if t == "" {
-		return ""
+		return nil
 	}
 	var list []struct {
 		ConfiguredIn string `yaml:"configuredIn"`
@@ -122,15 +126,29 @@ func TransformedBy(r *yaml.RNode, transformerKind string) string {
 		} `yaml:"configuredBy"`
 	}
 	if err := yaml.Unmarshal([]byte(t), &list); err != nil {
-		return ""
+		return nil
 	}
-	last := ""
+	var out []string
 	for _, e := range list {
 		if e.ConfiguredBy.Kind == transformerKind {
-			last = e.ConfiguredIn
+			out = append(out, e.ConfiguredIn)
 		}
 	}
-	return last
+	return out
+}
+
+// ImageSetBy returns the kustomization whose images: entry set the image
+// repository of an object, or "".
+func ImageSetBy(r *yaml.RNode, repo string) string {
+	s := yamlpath.Annotation(r.YNode(), AnnoImageSources)
+	if s == "" {
+		return ""
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return ""
+	}
+	return m[repo]
 }
 
 // finding builds a finding about an object, with its source file.
