@@ -36,7 +36,7 @@ if command -v flock >/dev/null; then
 fi
 
 # Never let the scratch builds switch toolchains or touch the caller's module.
-export GOTOOLCHAIN=local GOWORK=off GOFLAGS=-mod=mod
+export GOTOOLCHAIN=local GOWORK=off GOFLAGS="-mod=mod -buildvcs=false"
 
 SCRATCH=""
 cleanup() {
@@ -44,6 +44,7 @@ cleanup() {
 	SCRATCH=""
 }
 trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
 
 new_scratch() {
 	cleanup

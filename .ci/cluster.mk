@@ -22,6 +22,9 @@
 # (keep bin/ ignored by git). From a shell:
 #     export GATE_CLUSTER_ASSETS=$$(cat bin/cluster-assets.dir)
 
+# Including this file must not change the Makefile's default goal.
+_cluster_default_goal := $(.DEFAULT_GOAL)
+
 CLUSTER_KUBE_VERSION  := v1.37.2
 GATE_CLUSTER_ASSETS   ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/kubectl-gate/cluster-$(CLUSTER_KUBE_VERSION)
 CLUSTER_ASSETS_RECORD ?= bin/cluster-assets.dir
@@ -38,3 +41,5 @@ cluster-assets:
 		test -n "$$dir" && test -x "$$dir/kube-apiserver" && test -x "$$dir/etcd" && \
 		echo "$$dir" > $(CLUSTER_ASSETS_RECORD) && \
 		echo "cluster assets: $$dir (recorded in $(CLUSTER_ASSETS_RECORD))"
+
+.DEFAULT_GOAL := $(_cluster_default_goal)

@@ -61,6 +61,8 @@ func commands(version string) map[string]command {
 			func(ctx context.Context, a []string, s Streams) int { return runCheck(ctx, a, s, version, true) }},
 		"selftest": {"prove the gate goes red on what it must stop",
 			func(ctx context.Context, a []string, s Streams) int { return runSelftest(ctx, a, s, version) }},
+		"status": {"live: is Argo CD's green light telling the truth? (APP [-n argocd])",
+			func(ctx context.Context, a []string, s Streams) int { return runStatus(ctx, a, s, version) }},
 		"rules": {"list the rules: ids, default severities, docs",
 			func(_ context.Context, a []string, s Streams) int { return runRules(a, s) }},
 		"version": {"print the version",

@@ -1,0 +1,139 @@
+package plugin_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/live/livetest"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
+)
+
+// statusBudget is how long one `kubectl gate status` may take against the
+// loopback API server; SPEC §5.7 says it ends in seconds.
+const statusBudget = 10 * time.Second
+
+// TestE2EStatusLive runs the built plugin through the real kubectl against a
+// real kube-apiserver holding Argo CD Applications, their objects and pods.
+func TestE2EStatusLive(t *testing.T) {
+	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
+	c := cluster.Start(t)
+	bin := filepath.Dir(testutil.Bin(t, "kubectl-gate"))
+	env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	repo, oldSHA, headSHA := gitRepo(t)
+	render := livetest.WriteRender(t)
+
+	livetest.InstallCRDs(t, c)
+	for _, a := range []livetest.App{
+		{Name: "shop", Revision: headSHA},
+		{Name: "behind", Revision: oldSHA},
+		{Name: "remote", Revision: headSHA, Server: "https://prod.example:6443"},
+		{Name: "drift", Revision: headSHA, ExtraPods: []string{"registry.example/web:0.9"}},
+		{Name: "empty", Revision: headSHA, Empty: true},
+		{Name: "aborted", Revision: headSHA, RolloutStatus: "observedGeneration: \"1\"\nphase: Degraded\nmessage: \"RolloutAborted: Rollout aborted update to revision 2\"\nabort: true\nconditions:\n- {type: Available, status: \"True\"}\n"},
+		{Name: "wide", Revision: headSHA, IgnoreDifferences: "[{group: apps, kind: Deployment, jsonPointers: [/spec]}]"},
+		{Name: "nocert", Revision: headSHA, CertificateStatus: "conditions:\n- {type: Ready, status: \"False\", reason: Failed, message: \"Issuer letsencrypt not found\"}\n"},
+	} {
+		livetest.Install(t, c, a)
+	}
+	status := func(args ...string) (testutil.Result, time.Duration) {
+		t.Helper()
+		began := time.Now()
+		r := testutil.Run(t, testutil.Root(t), "", env, kubectl, append([]string{"gate", "status"}, append(args, "--kubeconfig", c.Kubeconfig)...)...)
+		return r, time.Since(began)
+	}
+	cases := []struct {
+		app  string
+		args []string
+		code int
+		says []string
+	}{
+		{"shop", []string{"--git", repo, "-k", render}, 0, []string{"PASS", "expected " + headSHA, "running in 2 pod(s)", "managed 4, expected 4"}},
+		{"shop", []string{"--revision", headSHA[:10]}, 0, []string{"PASS", "status.summary.images"}},
+		{"remote", nil, 3, []string{"deploys to another cluster (https://prod.example:6443): give --dest-context"}},
+		{"remote", []string{"--dest-context", cluster.ContextName}, 0, []string{"PASS", "managed 4"}},
+		{"behind", []string{"--git", repo, "-k", render}, 1, []string{"[live-revision]", "synced at " + oldSHA, "MISMATCH"}},
+		{"drift", []string{"--git", repo, "-k", render}, 1, []string{"[live-images]", "registry.example/web:0.9", "running, NOT expected"}},
+		{"empty", []string{"--git", repo}, 1, []string{"[live-resource-count]", "manages 0 objects"}},
+		{"empty", []string{"--git", repo, "-k", render}, 1, []string{"[live-resource-count]", "managed 0, expected 4"}},
+		{"aborted", []string{"--git", repo, "-k", render}, 1, []string{"[live-health] Rollout/api (ns aborted) status.phase", "status.abort"}},
+		{"nocert", []string{"--git", repo, "-k", render}, 1, []string{"[live-health] Certificate/tls (ns nocert) status.conditions[Ready]", "Issuer letsencrypt not found"}},
+		{"wide", []string{"--git", repo, "-k", render}, 1, []string{"[argocd-ignore-differences] Application/wide (ns argocd)", "/spec"}},
+		{"nocert", []string{"--rule", "live-health=warning"}, 0, []string{"WARNING [live-health]"}},
+		{"missing", nil, 3, []string{"no verdict", "Application argocd/missing not found"}},
+		{"shop", []string{"-n", "elsewhere"}, 3, []string{"Application elsewhere/shop not found"}},
+	}
+	for _, tc := range cases {
+		r, took := status(append([]string{tc.app}, tc.args...)...)
+		out := r.Stdout + r.Stderr
+		t.Logf("kubectl gate status %s %s: exit %d in %s\n%s", tc.app, strings.Join(tc.args, " "), r.Code, took.Round(time.Millisecond), out)
+		if r.Code != tc.code {
+			t.Errorf("status %s %v: exit %d, want %d\n%s", tc.app, tc.args, r.Code, tc.code, out)
+			continue
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(out, s) {
+				t.Errorf("status %s %v: output lacks %q:\n%s", tc.app, tc.args, s, out)
+			}
+		}
+		if took > statusBudget {
+			t.Errorf("status %s took %s, over %s", tc.app, took, statusBudget)
+		}
+	}
+
+	t.Run("json", func(t *testing.T) {
+		r, _ := status("drift", "-o", "json", "-k", render)
+		var doc struct {
+			Results []struct {
+				Rule, Severity, Message string
+				ResourceRef             map[string]string
+			}
+			Summary struct {
+				Resources, Errors int
+				Verdict           string
+			}
+		}
+		if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+			t.Fatalf("-o json is not JSON (%v):\n%s%s", err, r.Stdout, r.Stderr)
+		}
+		if r.Code != 1 || doc.Summary.Verdict != "fail" || doc.Summary.Resources != 4 || len(doc.Results) != 1 || doc.Results[0].Rule != "live-images" {
+			t.Errorf("exit %d, doc %+v; want exit 1, verdict fail, 4 resources, one live-images result", r.Code, doc)
+		}
+	})
+
+	c.Stop()
+	r, took := status("shop", "--git", repo)
+	t.Logf("against a stopped cluster: exit %d in %s", r.Code, took.Round(time.Millisecond))
+	if r.Code != 3 || !strings.Contains(r.Stderr, "the cluster is unreachable") {
+		t.Errorf("cluster stopped: exit %d, want 3 naming the unreachable cluster:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// gitRepo makes a repository with two commits and returns it with both SHAs.
+func gitRepo(t *testing.T) (dir, first, head string) {
+	t.Helper()
+	dir = t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=gate", "-c", "user.email=gate@example.com"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	for i, msg := range []string{"first", "second"} {
+		write(t, filepath.Join(dir, "README"), msg)
+		git("add", "README")
+		git("commit", "-q", "-m", msg)
+		if i == 0 {
+			first = git("rev-parse", "HEAD")
+		}
+	}
+	return dir, first, git("rev-parse", "HEAD")
+}
