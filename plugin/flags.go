@@ -26,6 +26,7 @@ type options struct {
 	enableExec         bool
 	loadRestrictor     string
 	requirePinnedBy    bool
+	appsRoot           string
 	ruleOverrides      []string
 	digest             string
 
@@ -64,6 +65,9 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall deadline for registry look-ups")
 	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR (digests forever, tags for --tag-ttl)")
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
+	if !pin {
+		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
+	}
 	if pin {
 		fs.BoolVar(&o.dropTag, "drop-tag", false, "write repo@sha256:… instead of repo:tag@sha256:…")
 		fs.StringVar(&o.writeKustomization, "write-kustomization", "", "write the digests into DIR's kustomization images: (atomically)")

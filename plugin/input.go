@@ -25,6 +25,10 @@ type unit struct {
 	// injected: origin annotations were switched on by the gate.
 	injected bool
 	err      error
+	// apps holds the renders of the unit's Argo CD Applications' sources;
+	// source is set on a unit that is such a render (--apps-root, apps.go).
+	apps   []rules.AppSource
+	source *appSource
 }
 
 // loadUnits renders every -k directory concurrently and reads the -f

@@ -81,7 +81,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-9s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString("\nExit codes: 0 pass, 1 violations, 2 usage, 3 no verdict (render, input or registry failure).\nRun `kubectl gate COMMAND --help` for a command's flags.\n")
+	b.WriteString("\nExit codes: 0 pass, 1 violations, 2 usage, 3 no verdict (render, input, registry or cluster failure).\nRun `kubectl gate COMMAND --help` for a command's flags.\n")
 	_, _ = io.WriteString(w, b.String())
 }
 

@@ -35,7 +35,11 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 	r := &runner{o: o, base: base, version: version, resolvers: newResolvers(o), progress: progress(s)}
 	code := ExitPass
 	var all []selftest.Row
-	for _, u := range attachApps(ctx, o, loadUnits(ctx, o, s.In, r.progress), r.progress) {
+	units, err := attachApps(ctx, o, loadUnits(ctx, o, s.In, r.progress), r.progress)
+	if err != nil {
+		return fail(s.Err, err)
+	}
+	for _, u := range units {
 		rows, c := r.selftest(ctx, u, s.Err)
 		code = max(code, c)
 		all = append(all, rows...)

@@ -1,0 +1,262 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ArgoSource is one Argo CD Application source to render from a checkout of
+// its repository, as Argo CD's repo-server would.
+type ArgoSource struct {
+	// Dir is the source directory on disk: the checkout plus spec.source.path.
+	Dir string
+	// App is the Application's name, for .argocd-source-<app>.yaml.
+	App   string
+	Chart string
+	// Helm, Plugin, Kustomize and Directory are the source's fields of those
+	// names (nil or false when absent).
+	Helm, Plugin         bool
+	Kustomize, Directory *yaml.RNode
+}
+
+// SkipError says that a source is of a kind the gate does not render (a Helm
+// chart, a plugin, jsonnet); the caller reports it, never passes it.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return e.Reason }
+
+// RenderArgo renders a source the way Argo CD would: the parameter files
+// .argocd-source.yaml and .argocd-source-<app>.yaml in the directory are
+// merged into the source first (argocd-image-updater writes them); then the
+// type is the one the source's fields name, else a kustomization in the
+// directory means Kustomize, a Chart.yaml Helm, anything else a directory of
+// plain manifests. Kustomize sources get the Application's kustomize: fields
+// applied as `kustomize edit` would (ArgoKustomizeEdit).
+func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
+	if st, err := os.Stat(s.Dir); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", s.Dir, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("rendering %s: not a directory", s.Dir)
+	}
+	if err := s.mergeParameterFiles(); err != nil {
+		return nil, err
+	}
+	typ, err := s.sourceType()
+	if err != nil {
+		return nil, err
+	}
+	switch typ {
+	case "Helm":
+		return nil, &SkipError{Reason: "a Helm chart: the gate does not run helm template"}
+	case "Plugin":
+		return nil, &SkipError{Reason: "a config management plugin renders it"}
+	case "Kustomize":
+		edit, err := ArgoKustomizeEdit(s.Kustomize, s.Dir)
+		if err != nil {
+			return nil, err
+		}
+		opts.EditTop = edit
+		return Kustomize(s.Dir, opts)
+	}
+	files, err := s.directoryFiles()
+	if err != nil {
+		return nil, err
+	}
+	resources, err := Files(files, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Dir: s.Dir, Resources: resources}, nil
+}
+
+// sourceType is Argo CD's choice of tool for the source.
+func (s *ArgoSource) sourceType() (string, error) {
+	var named []string
+	for _, t := range []struct {
+		set  bool
+		name string
+	}{{s.Kustomize != nil, "Kustomize"}, {s.Helm, "Helm"}, {s.Directory != nil, "Directory"}, {s.Plugin, "Plugin"}} {
+		if t.set {
+			named = append(named, t.name)
+		}
+	}
+	switch {
+	case len(named) > 1:
+		return "", fmt.Errorf("rendering %s: the source names several types (%s); Argo CD rejects it", s.Dir, strings.Join(named, ", "))
+	case len(named) == 1:
+		return named[0], nil
+	case s.Chart != "":
+		return "Helm", nil
+	}
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, err := os.Stat(filepath.Join(s.Dir, name)); err == nil {
+			return "Kustomize", nil
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "Chart.yaml")); err == nil {
+		return "Helm", nil
+	}
+	return "Directory", nil
+}
+
+// mergeParameterFiles applies .argocd-source.yaml, then
+// .argocd-source-<app>.yaml, as JSON merge patches on the source.
+func (s *ArgoSource) mergeParameterFiles() error {
+	for _, name := range []string{".argocd-source.yaml", ".argocd-source-" + s.App + ".yaml"} {
+		path := filepath.Join(s.Dir, name)
+		data, err := os.ReadFile(path)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		patch, err := yaml.Parse(string(data))
+		if err != nil {
+			return fmt.Errorf("parsing %s: %w", path, err)
+		}
+		s.Kustomize = mergePatch(s.Kustomize, patch.Field("kustomize"))
+		s.Directory = mergePatch(s.Directory, patch.Field("directory"))
+		s.Helm = s.Helm || patch.Field("helm") != nil
+		s.Plugin = s.Plugin || patch.Field("plugin") != nil
+	}
+	return nil
+}
+
+// mergePatch applies one field of a JSON merge patch (RFC 7396) to a map.
+func mergePatch(dst *yaml.RNode, f *yaml.MapNode) *yaml.RNode {
+	if f == nil {
+		return dst
+	}
+	if f.Value.IsNil() || f.Value.YNode().Kind != yaml.MappingNode || dst == nil {
+		if f.Value.IsNil() {
+			return nil
+		}
+		return f.Value.Copy()
+	}
+	out := dst.Copy()
+	_ = f.Value.VisitFields(func(pf *yaml.MapNode) error {
+		key := yaml.GetValue(pf.Key)
+		var cur *yaml.RNode
+		if existing := out.Field(key); existing != nil {
+			cur = existing.Value
+		}
+		if merged := mergePatch(cur, pf); merged == nil {
+			_ = out.PipeE(yaml.Clear(key))
+		} else {
+			_ = out.PipeE(yaml.SetField(key, merged))
+		}
+		return nil
+	})
+	return out
+}
+
+// directoryFiles lists the manifests of a Directory source: .yaml, .yml and
+// .json files, subdirectories with directory.recurse, filtered by the
+// include and exclude globs (matched against the path relative to the
+// source, `*` crossing `/` as in Argo CD). Hidden files and directories are
+// skipped; jsonnet is not evaluated, so a source holding it is not rendered.
+func (s *ArgoSource) directoryFiles() ([]string, error) {
+	recurse := s.Directory != nil && strings.EqualFold(dirField(s.Directory, "recurse"), "true")
+	include, err := globRegexp(dirField(s.Directory, "include"))
+	if err != nil {
+		return nil, err
+	}
+	exclude, err := globRegexp(dirField(s.Directory, "exclude"))
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	err = filepath.WalkDir(s.Dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		hidden := strings.HasPrefix(d.Name(), ".")
+		switch {
+		case p == s.Dir:
+			return nil
+		case d.IsDir() && (hidden || !recurse):
+			return filepath.SkipDir
+		case d.IsDir() || hidden:
+			return nil
+		}
+		rel, _ := filepath.Rel(s.Dir, p)
+		rel = filepath.ToSlash(rel)
+		ext := strings.ToLower(filepath.Ext(p))
+		switch {
+		case exclude != nil && exclude.MatchString(rel), include != nil && !include.MatchString(rel):
+		case ext == ".jsonnet" || ext == ".libsonnet":
+			return &SkipError{Reason: "jsonnet (" + rel + "): the gate does not evaluate jsonnet"}
+		case ext == ".yaml" || ext == ".yml" || ext == ".json":
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		if _, ok := err.(*SkipError); ok {
+			return nil, err
+		}
+		return nil, fmt.Errorf("listing %s: %w", s.Dir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func dirField(dir *yaml.RNode, name string) string {
+	if dir == nil || dir.Field(name) == nil {
+		return ""
+	}
+	return yaml.GetValue(dir.Field(name).Value)
+}
+
+// globRegexp compiles an Argo CD directory glob: * and ** match anything
+// (slashes too), ? one character, {a,b} alternatives, [..] a class.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	if glob == "" {
+		return nil, nil
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	depth, class := 0, false
+	for _, r := range glob {
+		switch {
+		case class:
+			class = r != ']'
+			if r == '!' && strings.HasSuffix(b.String(), "[") {
+				b.WriteByte('^')
+			} else {
+				b.WriteRune(r)
+			}
+		case r == '[':
+			class = true
+			b.WriteByte('[')
+		case r == '*':
+			b.WriteString(".*")
+		case r == '?':
+			b.WriteString(".")
+		case r == '{':
+			depth++
+			b.WriteString("(?:")
+		case r == '}' && depth > 0:
+			depth--
+			b.WriteString(")")
+		case r == ',' && depth > 0:
+			b.WriteString("|")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(strings.ReplaceAll(b.String(), ".*.*", ".*"))
+	if err != nil {
+		return nil, fmt.Errorf("directory glob %q: %w", glob, err)
+	}
+	return re, nil
+}

@@ -1,0 +1,272 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// Argo CD Applications in the input, checked against what their sources
+// render (SPEC §2.1 --apps-root, §5.4).
+//
+// With --apps-root DIR, every Application's local source (spec.source.path,
+// spec.sources[].path) is rendered from DIR as Argo CD would, and each
+// distinct render becomes a unit of its own: every rule runs on it, and its
+// findings name the Application. The Application's unit gets the renders
+// (gate.Options.Apps) for the argocd rules. Sources that render Applications
+// again (app of apps) are followed, up to maxAppDepth levels. A source that
+// does not exist or fails to render is a unit with an error: no verdict.
+// Helm charts, plugins and other repositories are recorded as skipped, and
+// argocd-source-not-rendered warns about them.
+//
+// Without --apps-root, a -k render that holds an Application whose source
+// path is the -k directory itself (a self-managed app) is checked against
+// the rest of that render. Other Applications next to other resources (app
+// of apps) are not: those resources are not what the Applications deploy, so
+// they get the not-rendered warning instead of a false verdict.
+
+const maxAppDepth = 5
+
+// appSource is what a unit rendered from an Application source knows.
+type appSource struct {
+	spec    render.ArgoSource
+	field   string   // spec.source or spec.sources[i], of the first Application
+	path    string   // as written in the Application
+	apps    []string // the Applications (namespace/name) that deploy it
+	skipped string
+}
+
+// appLink ties an Application unit's AppSource to the unit of its render.
+type appLink struct {
+	app *unit
+	i   int
+	src *unit
+}
+
+type appRenderer struct {
+	o       *options
+	remotes []string
+	byKey   map[string]*unit
+	links   []appLink
+}
+
+// attachApps renders the Applications' sources and returns the units with
+// one more per distinct source render. A render that fails is a unit with
+// an error; the error returned is a usage error (--apps-root is no directory).
+func attachApps(ctx context.Context, o *options, units []*unit, progress func(string)) ([]*unit, error) {
+	if o.appsRoot == "" {
+		for _, u := range units {
+			selfManaged(u)
+		}
+		return units, nil
+	}
+	if st, err := os.Stat(o.appsRoot); err != nil || !st.IsDir() {
+		return nil, usageErr("--apps-root", "%q is not a directory", o.appsRoot)
+	}
+	a := &appRenderer{o: o, remotes: render.GitRemotes(o.appsRoot), byKey: map[string]*unit{}}
+	level := units
+	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
+		var fresh []*unit
+		for _, u := range level {
+			fresh = append(fresh, a.plan(u)...)
+		}
+		a.render(ctx, fresh, progress)
+		level = level[:0:0]
+		for _, u := range fresh {
+			if u.source.skipped == "" {
+				level = append(level, u)
+			}
+		}
+		units = append(units, level...)
+	}
+	for _, l := range a.links {
+		as := &l.app.apps[l.i]
+		as.Resources, as.Err, as.Skipped = l.src.resources, l.src.err, l.src.source.skipped
+	}
+	return units, nil
+}
+
+// plan lists the sources of the unit's Applications and returns the units
+// of the renders not planned before.
+func (a *appRenderer) plan(u *unit) []*unit {
+	if u.err != nil {
+		return nil
+	}
+	var fresh []*unit
+	for _, app := range u.resources {
+		if !rules.IsApplication(app) {
+			continue
+		}
+		for _, src := range rules.ArgoSources(app) {
+			if !src.Manifests() {
+				continue
+			}
+			as := rules.AppSource{App: app, Index: src.Index, Path: src.Path}
+			if why := a.skip(src); why != "" {
+				as.Skipped = why
+				u.apps = append(u.apps, as)
+				continue
+			}
+			dir := filepath.Join(a.o.appsRoot, filepath.FromSlash(src.Path))
+			as.Path = filepath.ToSlash(dir)
+			u.apps = append(u.apps, as)
+			s, isNew := a.unitFor(app, src, dir)
+			a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: s})
+			if isNew {
+				fresh = append(fresh, s)
+			}
+		}
+	}
+	return fresh
+}
+
+// skip says why a source is not rendered from the checkout, or "".
+func (a *appRenderer) skip(src rules.ArgoSource) string {
+	switch {
+	case src.Chart != "":
+		return fmt.Sprintf("Helm chart %s from %s: the gate does not run helm template", src.Chart, src.RepoURL)
+	case len(a.remotes) > 0 && !slices.Contains(a.remotes, render.NormalizeRepoURL(src.RepoURL)):
+		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, a.o.appsRoot, strings.Join(a.remotes, ", "))
+	}
+	return ""
+}
+
+// unitFor returns the unit that renders a source, planning it when no
+// Application planned the same render before.
+func (a *appRenderer) unitFor(app *yaml.RNode, src rules.ArgoSource, dir string) (*unit, bool) {
+	spec := render.ArgoSource{Dir: dir, App: app.GetName(), Chart: src.Chart, Helm: src.Helm, Plugin: src.Plugin,
+		Kustomize: src.Kustomize, Directory: src.Directory}
+	key := sourceKey(spec)
+	name := rules.AppName(app) + " " + src.Field
+	if u, ok := a.byKey[key]; ok {
+		u.source.apps = append(u.source.apps, name)
+		return u, false
+	}
+	u := &unit{name: spec.Dir, dir: spec.Dir, source: &appSource{spec: spec, field: src.PathField(), path: src.Path, apps: []string{name}}}
+	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
+		u.err = fmt.Errorf("Application %s: %s %q leaves the repository", rules.AppName(app), src.PathField(), src.Path)
+	}
+	a.byKey[key] = u
+	return u, true
+}
+
+// sourceKey identifies a render: the directory, the Application's
+// overrides, and the Application's name when a parameter file names it.
+func sourceKey(s render.ArgoSource) string {
+	abs, _ := filepath.Abs(s.Dir)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%t|%t", abs, s.Helm, s.Plugin)
+	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory} {
+		if n != nil {
+			b.WriteString("|" + n.MustString())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, ".argocd-source-"+s.App+".yaml")); err == nil {
+		b.WriteString("|" + s.App)
+	}
+	return b.String()
+}
+
+// render renders the planned units concurrently.
+func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(string)) {
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	var mu sync.Mutex
+	done := 0
+	opts := render.Options{
+		EnableAlphaPlugins: a.o.enableAlphaPlugins, EnableExec: a.o.enableExec,
+		LoadRestrictorNone: a.o.loadRestrictor == "LoadRestrictionsNone", RuleIDs: rules.IDs(),
+	}
+	for _, u := range fresh {
+		if u.err != nil {
+			continue
+		}
+		g.Go(func() error {
+			renderSource(u, opts)
+			mu.Lock()
+			done++
+			progress(fmt.Sprintf("rendered %d/%d Application sources", done, len(fresh)))
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+func renderSource(u *unit, opts render.Options) {
+	s := u.source
+	res, err := render.RenderArgo(s.spec, opts)
+	var skip *render.SkipError
+	switch {
+	case errors.As(err, &skip):
+		s.skipped = skip.Reason
+	case err != nil:
+		u.err = fmt.Errorf("Application %s: %s %q: %w", strings.Join(s.apps, ", "), s.field, s.path, err)
+	default:
+		u.resources, u.placement, u.injected = res.Resources, res.Placement, res.Injected
+		if obj, ok := res.Config(); ok {
+			u.found = obj
+		}
+	}
+}
+
+// finish names the Applications in the findings of a source's render, and
+// drops its render-empty when it rendered nothing: argocd-source-empty
+// reports that on the Application, once.
+func (u *unit) finish(rep *gate.Report, err error) (*gate.Report, error) {
+	if err != nil || u.source == nil {
+		return rep, err
+	}
+	kept := rep.Findings[:0]
+	for _, f := range rep.Findings {
+		if f.Rule == "render-empty" && rep.Resources == 0 {
+			continue
+		}
+		f.Message += " (source of Application " + strings.Join(u.source.apps, ", ") + ")"
+		kept = append(kept, f)
+	}
+	rep.Findings = kept
+	return rep, nil
+}
+
+// selfManaged, without --apps-root, takes a -k render as the source of an
+// Application in it whose source path is the -k directory itself.
+func selfManaged(u *unit) {
+	if u.dir == "" || u.err != nil {
+		return
+	}
+	abs, err := filepath.Abs(u.dir)
+	if err != nil {
+		return
+	}
+	var rest []*yaml.RNode
+	for _, r := range u.resources {
+		if !rules.IsArgoConfig(r) {
+			rest = append(rest, r)
+		}
+	}
+	for _, app := range u.resources {
+		if !rules.IsApplication(app) {
+			continue
+		}
+		for _, src := range rules.ArgoSources(app) {
+			p := filepath.Clean(filepath.FromSlash(src.Path))
+			plain := src.Chart == "" && !src.Helm && !src.Plugin && src.Kustomize == nil && src.Directory == nil
+			if plain && p != "." && (abs == p || strings.HasSuffix(abs, string(filepath.Separator)+p)) {
+				u.apps = append(u.apps, rules.AppSource{App: app, Index: src.Index, Path: u.dir, Resources: rest})
+			}
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package plugin
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+// runGate runs the built kubectl-gate in dir.
+func runGate(t *testing.T, dir string, args ...string) testutil.Result {
+	t.Helper()
+	return testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), args...)
+}
+
+func TestE2EAppsExamples(t *testing.T) {
+	root := testutil.Root(t)
+	r := runGate(t, root, "check", "-f", "examples/apps/", "--apps-root", ".", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var doc struct {
+		Results []json.RawMessage
+		Summary struct{ Resources int }
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// The input holds 5 objects (4 Applications, argocd-cm); the rest are
+	// the renders of their 5 sources, each counted and checked.
+	if len(doc.Results) != 0 || doc.Summary.Resources <= 5+3+2+3 {
+		t.Errorf("%d findings over %d resources, want none over the input and its sources' renders:\n%s", len(doc.Results), doc.Summary.Resources, r.Stdout)
+	}
+	// Without --apps-root the sources are reported, never passed silently.
+	r = runGate(t, root, "check", "-f", "examples/apps/")
+	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 5 {
+		t.Errorf("without --apps-root: exit %d, want 0 and 5 warnings:\n%s", r.Code, r.Stdout)
+	}
+	if r = runGate(t, root, "check", "-f", "examples/apps/", "--fail-on", "warning"); r.Code != 1 {
+		t.Errorf("--fail-on warning without --apps-root: exit %d, want 1", r.Code)
+	}
+}
+
+func TestE2EAppsSelftest(t *testing.T) {
+	r := runGate(t, testutil.Root(t), "selftest", "-f", "examples/apps/", "--apps-root", ".")
+	if r.Code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, rule := range []string{"argocd-destination-namespace", "argocd-ignore-differences", "argocd-source-empty"} {
+		caught := false
+		for _, line := range strings.Split(r.Stdout, "\n") {
+			caught = caught || strings.HasPrefix(line, rule) && strings.Contains(line, "FAIL")
+		}
+		if !caught {
+			t.Errorf("no mutant of %s was caught:\n%s", rule, r.Stdout)
+		}
+	}
+}
+
+// checkout copies the examples into a temp dir, as a repository checked
+// out at that dir, with extra files.
+func checkout(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(testutil.Root(t), "examples")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Dir(src), p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		extra[rel] = string(data) + extra[rel]
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, content := range extra {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// app is an Application named bad deploying this repository.
+func app(source, dest string) string {
+	return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bad, namespace: argocd}\nspec:\n  source: " +
+		source + "\n  destination: {server: https://kubernetes.default.svc, namespace: " + dest + "}\n"
+}
+
+const repo = "repoURL: https://github.com/kubectl-gate/kubectl-gate.git"
+
+func TestE2EAppsVariants(t *testing.T) {
+	cases := []struct {
+		name    string
+		files   map[string]string
+		code    int
+		stdout  []string
+		failure string // the no-verdict reason
+	}{
+		{"destination namespace differs", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod}", "shop")}, 1,
+			[]string{`[argocd-destination-namespace] Application/bad (ns argocd) spec.destination.namespace: destination namespace "shop", but 3 objects of its source examples/overlays/prod render into namespace "shop-prod"`}, ""},
+		{"kustomize.namespace overrides the render", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {namespace: shop-qa}}", "shop-prod")}, 1,
+			[]string{`render into namespace "shop-qa"`}, ""},
+		{"an image override drops the overlay's digest", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {images: ['ghcr.io/example-shop/web:1.4.3']}}", "shop-prod")}, 1,
+			[]string{`[image-digest] Deployment/web (ns shop-prod)`, `"ghcr.io/example-shop/web:1.4.3" is not pinned by digest`, "(source of Application argocd/bad spec.source)"}, ""},
+		{"every rule runs on the source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/staging}", "shop-staging")}, 1,
+			[]string{`[image-digest] Deployment/web (ns shop-staging)`, "(source of Application argocd/bad spec.source)"}, ""},
+		{"a missing path is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/nope}", "x")}, 3,
+			nil, `no verdict: Application argocd/bad spec.source: spec.source.path "examples/overlays/nope"`},
+		{"a path outside the repository is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: ../elsewhere}", "x")}, 3,
+			nil, `spec.source.path "../elsewhere" leaves the repository`},
+		{"an empty source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/empty}", "x"), "examples/empty/README.md": "nothing\n"}, 1,
+			[]string{"[argocd-source-empty] Application/bad (ns argocd) spec.source.path: its source examples/empty renders zero objects"}, ""},
+		{"a Helm chart is reported, not passed", map[string]string{"examples/apps/bad.yaml": app("{repoURL: https://charts.bitnami.com/bitnami, chart: redis, targetRevision: 18.0.0}", "redis")}, 0,
+			[]string{"WARNING [argocd-source-not-rendered] Application/bad (ns argocd) spec.source: this source was not rendered (Helm chart redis"}, ""},
+		{"an ApplicationSet is reported", map[string]string{"examples/apps/set.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: shops, namespace: argocd}\nspec: {generators: [{list: {elements: []}}], template: {metadata: {name: x}, spec: {}}}\n"}, 0,
+			[]string{"WARNING [argocd-source-not-rendered] ApplicationSet/shops"}, ""},
+		{"app of apps: the child's source is checked", map[string]string{
+			"examples/apps/bad.yaml":       app("{"+repo+", path: examples/children}", "argocd"),
+			"examples/children/child.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/overlays/staging}", "shop-staging"), "name: bad", "name: child")}, 1,
+			[]string{"(source of Application argocd/child spec.source)"}, ""},
+		{"a wide ignoreDifferences", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod}", "shop-prod") +
+			"  ignoreDifferences: [{kind: Deployment, jsonPointers: [/spec/template/spec/containers/0/image]}]\n"}, 1,
+			[]string{"[argocd-ignore-differences] Application/bad (ns argocd) spec.ignoreDifferences[0].jsonPointers[0]"}, ""},
+		{"a wide argocd-cm key", map[string]string{"examples/apps/argocd-cm.yaml": "  resource.customizations.ignoreDifferences.apps_Deployment: |\n    managedFieldsManagers: [kubectl-edit]\n"}, 1,
+			[]string{"[argocd-ignore-differences] ConfigMap/argocd-cm (ns argocd) data[resource.customizations.ignoreDifferences.apps_Deployment].managedFieldsManagers[0]"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runGate(t, checkout(t, c.files), "check", "-f", "examples/apps/", "--apps-root", ".")
+			if r.Code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, r.Stdout, r.Stderr)
+			}
+			for _, s := range c.stdout {
+				if !strings.Contains(r.Stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, r.Stdout)
+				}
+			}
+			// The no-verdict reason is printed with the report (or, before,
+			// on stderr).
+			if !strings.Contains(strings.ToLower(r.Stdout+r.Stderr), strings.ToLower(c.failure)) {
+				t.Errorf("output lacks %q:\n%s%s", c.failure, r.Stdout, r.Stderr)
+			}
+			if strings.Contains(r.Stdout, "[render-empty]") {
+				t.Errorf("render-empty double-counts an empty source:\n%s", r.Stdout)
+			}
+		})
+	}
+}
+
+// Sources in another repository than the checkout's are reported, not
+// rendered from the wrong tree.
+func TestE2EAppsOtherRepository(t *testing.T) {
+	for remote, want := range map[string]string{
+		"git@github.com:kubectl-gate/kubectl-gate.git": "0 error(s), 0 warning(s)",
+		"https://github.com/someone/else.git":          "is not the one checked out at . (github.com/someone/else)",
+	} {
+		dir := checkout(t, map[string]string{".git/config": "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = " + remote + "\n"})
+		r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
+			t.Errorf("remote %s: exit %d, want 0 and %q:\n%s%s", remote, r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+// Without --apps-root, a -k render holding the Application that deploys
+// that very directory is its source render.
+func TestE2ESelfManagedKustomization(t *testing.T) {
+	files := func(dest string) map[string]string {
+		return map[string]string{
+			"examples/overlays/self/kustomization.yaml": "resources: [../prod, app.yaml]\n",
+			"examples/overlays/self/app.yaml":           strings.ReplaceAll(app("{"+repo+", path: examples/overlays/self}", dest), "namespace: argocd}", "namespace: shop-prod}"),
+		}
+	}
+	r := runGate(t, checkout(t, files("shop-prod")), "check", "-k", "examples/overlays/self")
+	if r.Code != 0 || strings.Contains(r.Stdout, "argocd-source-not-rendered") {
+		t.Errorf("matching destination: exit %d, want 0 without warnings:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = runGate(t, checkout(t, files("elsewhere")), "check", "-k", "examples/overlays/self")
+	if r.Code != 1 || !strings.Contains(r.Stdout, `render into namespace "shop-prod"`) {
+		t.Errorf("other destination: exit %d, want 1 and argocd-destination-namespace:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// Two Applications deploying the same render share one check: each finding
+// once, naming both.
+func TestE2EAppsSharedSourceIsCheckedOnce(t *testing.T) {
+	staging := "{" + repo + ", path: examples/overlays/staging}"
+	dir := checkout(t, map[string]string{
+		"examples/apps/bad.yaml": app(staging, "shop-staging") + "---\n" + strings.ReplaceAll(app(staging, "shop-staging"), "name: bad", "name: twin"),
+	})
+	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
+	if r.Code != 1 || strings.Count(r.Stdout, `"ghcr.io/example-shop/web:1.5.0-rc.1" is not pinned`) != 1 ||
+		!strings.Contains(r.Stdout, "(source of Application argocd/bad spec.source, argocd/twin spec.source)") {
+		t.Errorf("exit %d, want 1 and one finding naming both Applications:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+func TestE2EAppsRootMustExist(t *testing.T) {
+	r := runGate(t, testutil.Root(t), "check", "-f", "examples/apps/", "--apps-root", "no/such/dir")
+	if r.Code != 2 || !strings.Contains(r.Stderr, `--apps-root: "no/such/dir" is not a directory`) {
+		t.Errorf("exit %d, want 2 (usage):\n%s", r.Code, r.Stderr)
+	}
+}
