@@ -92,10 +92,10 @@ func namespacedByNamespace(resources []*yaml.RNode) map[string][]*yaml.RNode {
 	scope := newScopeOf(resources)
 	out := map[string][]*yaml.RNode{}
 	for _, r := range resources {
-		if IsLocalConfig(r) || IsArgoConfig(r) || scope.cluster(r.GetKind()) {
+		if IsLocalConfig(r) || IsArgoConfig(r) || scope.cluster(kindOf(r)) {
 			continue
 		}
-		out[r.GetNamespace()] = append(out[r.GetNamespace()], r)
+		out[namespaceOf(r)] = append(out[namespaceOf(r)], r)
 	}
 	return out
 }
@@ -117,7 +117,7 @@ func sample(objs []*yaml.RNode) string {
 			names = append(names, fmt.Sprintf("and %d more", len(objs)-3))
 			break
 		}
-		names = append(names, o.GetKind()+"/"+o.GetName())
+		names = append(names, kindOf(o)+"/"+nameOf(o))
 	}
 	return strings.Join(names, ", ")
 }
@@ -149,7 +149,7 @@ func checkSourceNotRendered(c *Context) []Finding {
 		switch {
 		case isArgo(r, "ApplicationSet"):
 			out = append(out, finding("argocd-source-not-rendered", SeverityWarning, r, "spec.generators", nil,
-				"ApplicationSet %s generates its Applications at run time: the gate does not run generators, so what they deploy was not checked", r.GetName()))
+				"ApplicationSet %s generates its Applications at run time: the gate does not run generators, so what they deploy was not checked", nameOf(r)))
 		case IsApplication(r):
 			out = append(out, notRendered(c, r)...)
 		}

@@ -16,7 +16,7 @@ func IsApplication(r *yaml.RNode) bool { return isArgo(r, "Application") }
 
 // isArgo reports whether r is an argoproj.io object of one of the kinds.
 func isArgo(r *yaml.RNode, kinds ...string) bool {
-	return strings.HasPrefix(r.GetApiVersion(), "argoproj.io/") && slices.Contains(kinds, r.GetKind())
+	return strings.HasPrefix(apiVersionOf(r), "argoproj.io/") && slices.Contains(kinds, kindOf(r))
 }
 
 // IsArgoConfig reports whether r configures Argo CD itself (an Application,
@@ -86,16 +86,16 @@ func mapField(n *yaml.RNode, name string) *yaml.RNode {
 
 // AppName names an Application for messages: "argocd/shop-prod".
 func AppName(app *yaml.RNode) string {
-	if ns := app.GetNamespace(); ns != "" {
-		return ns + "/" + app.GetName()
+	if ns := namespaceOf(app); ns != "" {
+		return ns + "/" + nameOf(app)
 	}
-	return app.GetName()
+	return nameOf(app)
 }
 
 // sameObject reports whether two nodes are the same object (kind,
 // namespace, name): selftest mutates copies of the input.
 func sameObject(a, b *yaml.RNode) bool {
-	return a != nil && b != nil && a.GetKind() == b.GetKind() && a.GetNamespace() == b.GetNamespace() && a.GetName() == b.GetName()
+	return a != nil && b != nil && kindOf(a) == kindOf(b) && namespaceOf(a) == namespaceOf(b) && nameOf(a) == nameOf(b)
 }
 
 // appSources returns the renders of an Application's sources, by source
@@ -133,7 +133,7 @@ type scopeOf map[string]bool
 func newScopeOf(resources []*yaml.RNode) scopeOf {
 	s := scopeOf{}
 	for _, r := range resources {
-		if r.GetKind() == "CustomResourceDefinition" {
+		if kindOf(r) == "CustomResourceDefinition" {
 			kind := str(r, "spec.names.kind")
 			s[kind] = str(r, "spec.scope") == "Cluster"
 		}
@@ -156,5 +156,5 @@ func (s scopeOf) cluster(kind string) bool {
 // out cluster-scoped kinds (the render's CRDs say for custom kinds), local
 // config and Argo CD's own objects.
 func Namespaced(obj *yaml.RNode, render []*yaml.RNode) bool {
-	return !IsLocalConfig(obj) && !IsArgoConfig(obj) && !newScopeOf(render).cluster(obj.GetKind())
+	return !IsLocalConfig(obj) && !IsArgoConfig(obj) && !newScopeOf(render).cluster(kindOf(obj))
 }

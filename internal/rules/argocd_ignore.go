@@ -62,7 +62,7 @@ func IgnoreDifferences(obj *yaml.RNode, cfg *config.Spec) []Finding {
 		entries = specEntries(obj, "spec.ignoreDifferences")
 	case isArgo(obj, "ApplicationSet"):
 		entries = specEntries(obj, "spec.template.spec.ignoreDifferences")
-	case obj.GetKind() == "ConfigMap" && obj.GetName() == "argocd-cm":
+	case kindOf(obj) == "ConfigMap" && nameOf(obj) == "argocd-cm":
 		entries, out = configMapEntries(obj)
 	}
 	for _, e := range entries {

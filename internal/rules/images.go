@@ -56,18 +56,33 @@ type workloadImage struct {
 	ok  bool
 }
 
-// eachImage calls fn for every image of every object that is applied.
+// eachImage calls fn for every image of every object that is applied. The
+// images are found and parsed once per run, however many rules ask.
 func eachImage(c *Context, fn func(w workloadImage)) {
+	for _, w := range memo(c, "images", func() []workloadImage { return findImages(c) }) {
+		fn(w)
+	}
+}
+
+func findImages(c *Context) []workloadImage {
 	extra := PodSpecPaths(c.Config)
+	parsed := map[string]images.Ref{}
+	valid := map[string]bool{}
+	var out []workloadImage
 	for _, obj := range c.Resources {
 		if IsLocalConfig(obj) {
 			continue
 		}
 		for _, ct := range images.Find(obj, extra) {
-			ref, ok := images.Parse(ct.Image)
-			fn(workloadImage{obj: obj, c: ct, ref: ref, ok: ok})
+			ref, seen := parsed[ct.Image]
+			if !seen {
+				ref, valid[ct.Image] = images.Parse(ct.Image)
+				parsed[ct.Image] = ref
+			}
+			out = append(out, workloadImage{obj: obj, c: ct, ref: ref, ok: valid[ct.Image]})
 		}
 	}
+	return out
 }
 
 // PodSpecPaths converts the configured extra pod spec paths.

@@ -44,7 +44,7 @@ type Index struct {
 func NewIndex(resources []*yaml.RNode) *Index {
 	ix := &Index{byKey: map[Key]*yaml.RNode{}, byKind: map[string][]*yaml.RNode{}}
 	for _, r := range resources {
-		k := Key{r.GetKind(), r.GetNamespace(), r.GetName()}
+		k := Key{kindOf(r), namespaceOf(r), nameOf(r)}
 		ix.byKey[k] = r
 		ix.byKind[k.Kind] = append(ix.byKind[k.Kind], r)
 	}
@@ -63,7 +63,7 @@ func (ix *Index) Kind(kind string) []*yaml.RNode {
 
 // Ref returns the reference of an object, for findings.
 func Ref(r *yaml.RNode) *ResourceRef {
-	return &ResourceRef{APIVersion: r.GetApiVersion(), Kind: r.GetKind(), Name: r.GetName(), Namespace: r.GetNamespace()}
+	return &ResourceRef{APIVersion: apiVersionOf(r), Kind: kindOf(r), Name: nameOf(r), Namespace: namespaceOf(r)}
 }
 
 // Describe names an object for humans: "Deployment/web (ns prod)".
@@ -81,7 +81,7 @@ func (r *ResourceRef) String() string {
 // IsLocalConfig reports whether an object is local configuration that is
 // never applied: the local-config annotation, or the gate's own config.
 func IsLocalConfig(r *yaml.RNode) bool {
-	if r.GetApiVersion() == ConfigAPIVersion {
+	if apiVersionOf(r) == ConfigAPIVersion {
 		return true
 	}
 	return yamlpath.Annotation(r.YNode(), AnnoLocalConfig) == "true"
@@ -158,6 +158,28 @@ func finding(rule string, sev Severity, r *yaml.RNode, path string, current any,
 		f.Field = &Field{Path: path, CurrentValue: current}
 	}
 	return f
+}
+
+// nameOf, namespaceOf, kindOf and apiVersionOf read an object's identity
+// without kyaml's filter pipeline (hot paths on large renders).
+func nameOf(r *yaml.RNode) string       { return yamlpath.String(r.YNode(), "metadata.name") }
+func namespaceOf(r *yaml.RNode) string  { return yamlpath.String(r.YNode(), "metadata.namespace") }
+func kindOf(r *yaml.RNode) string       { return yamlpath.String(r.YNode(), "kind") }
+func apiVersionOf(r *yaml.RNode) string { return yamlpath.String(r.YNode(), "apiVersion") }
+
+// memo returns the value cached under key for this run, computing it once:
+// rules that need a whole-render view (which Rollouts name which Service)
+// build it once, not once per object.
+func memo[T any](c *Context, key string, build func() T) T {
+	if v, ok := c.cache[key]; ok {
+		return v.(T)
+	}
+	if c.cache == nil {
+		c.cache = map[string]any{}
+	}
+	v := build()
+	c.cache[key] = v
+	return v
 }
 
 // str reads a string field at a dotted path ("spec.strategy.canary.canaryService").

@@ -53,7 +53,7 @@ func resolveRef(c *Context, ro *yaml.RNode, g analysisGroup, ref templateRef, se
 	}
 	var templates []*yaml.RNode
 	var missing []string
-	walkTemplates(c, ro.GetNamespace(), ref, "", seen, &templates, &missing)
+	walkTemplates(c, namespaceOf(ro), ref, "", seen, &templates, &missing)
 	var out []Finding
 	for _, m := range missing {
 		out = append(out, finding(ruleAnalysisRef, SeverityError, ro, ref.Path, ref.Name, "%s: %s", m, missingEffect(g)))
@@ -121,7 +121,7 @@ func argFindings(ro *yaml.RNode, g analysisGroup, templates []*yaml.RNode) []Fin
 		}
 		for _, a := range args {
 			if _, ok := declared[a.Name]; !ok {
-				declared[a.Name] = t.GetKind() + "/" + t.GetName()
+				declared[a.Name] = kindOf(t) + "/" + nameOf(t)
 				order = append(order, a.Name)
 			}
 			resolved[a.Name] = resolved[a.Name] || a.Value != nil || a.ValueFrom != nil

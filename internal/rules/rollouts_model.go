@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // API groups of the objects the rollout rules read.
@@ -48,7 +50,7 @@ func apiGroup(apiVersion string) string {
 
 // isKind reports whether an object has the given API group and kind.
 func isKind(obj *yaml.RNode, group, kind string) bool {
-	return obj.GetKind() == kind && apiGroup(obj.GetApiVersion()) == group
+	return kindOf(obj) == kind && apiGroup(apiVersionOf(obj)) == group
 }
 
 // rollouts returns the Argo Rollouts of the render that are applied.
@@ -68,29 +70,36 @@ func rollouts(c *Context) []*yaml.RNode {
 // ClusterAnalysisTemplates are cluster-scoped: pass namespace "" and any
 // namespace matches.
 func lookup(c *Context, group, kind, namespace, name string) *yaml.RNode {
-	clusterScoped := kind == "ClusterAnalysisTemplate"
-	for _, obj := range c.Index().Kind(kind) {
-		if obj.GetName() != name || !isKind(obj, group, kind) || IsLocalConfig(obj) {
-			continue
+	byName := memo(c, "lookup/"+group+"/"+kind, func() map[[2]string]*yaml.RNode {
+		m := map[[2]string]*yaml.RNode{}
+		for _, obj := range c.Index().Kind(kind) {
+			if !isKind(obj, group, kind) || IsLocalConfig(obj) {
+				continue
+			}
+			k := [2]string{namespaceOf(obj), nameOf(obj)}
+			if kind == "ClusterAnalysisTemplate" {
+				k[0] = "" // cluster-scoped: any namespace matches
+			}
+			if _, dup := m[k]; !dup {
+				m[k] = obj
+			}
 		}
-		if clusterScoped || obj.GetNamespace() == namespace {
-			return obj
-		}
+		return m
+	})
+	if kind == "ClusterAnalysisTemplate" {
+		namespace = ""
 	}
-	return nil
+	return byName[[2]string{namespace, name}]
 }
 
 // decodeAt decodes the node at a dotted path into out. found is false when
 // the path is absent; an error means the node is there but malformed.
 func decodeAt(obj *yaml.RNode, path string, out any) (found bool, err error) {
-	n, err := obj.Pipe(yaml.Lookup(strings.Split(path, ".")...))
-	if err != nil {
-		return false, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if n == nil || n.YNode().Tag == yaml.NodeTagNull {
+	n := yamlpath.Dotted(obj.YNode(), path)
+	if n == nil || n.Tag == yaml.NodeTagNull {
 		return false, nil
 	}
-	if err := n.YNode().Decode(out); err != nil {
+	if err := n.Decode(out); err != nil {
 		return true, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return true, nil
@@ -120,16 +129,16 @@ func podLabels(c *Context, ro *yaml.RNode) (labels map[string]string, from strin
 	if err != nil {
 		return nil, "", false
 	}
-	src, path, from := ro, "spec.template", "the pod template of Rollout/"+ro.GetName()
+	src, path, from := ro, "spec.template", "the pod template of Rollout/"+nameOf(ro)
 	if hasRef {
 		group := apiGroup(ref.APIVersion)
 		tpl, known := workloadKinds[[2]string{group, ref.Kind}]
-		target := lookup(c, group, ref.Kind, ro.GetNamespace(), ref.Name)
+		target := lookup(c, group, ref.Kind, namespaceOf(ro), ref.Name)
 		if !known || target == nil {
 			return nil, "", false
 		}
 		src, path = target, tpl
-		from = fmt.Sprintf("the pod template of Rollout/%s (from %s/%s)", ro.GetName(), ref.Kind, ref.Name)
+		from = fmt.Sprintf("the pod template of Rollout/%s (from %s/%s)", nameOf(ro), ref.Kind, ref.Name)
 	}
 	labels = map[string]string{}
 	if _, err := decodeAt(src, path+".metadata.labels", &labels); err != nil {

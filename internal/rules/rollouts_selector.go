@@ -84,7 +84,7 @@ func checkServiceSelector(c *Context) []Finding {
 		}
 		seen := map[string]bool{}
 		for _, s := range allServiceRefs(ro) {
-			svc := lookup(c, groupCore, "Service", ro.GetNamespace(), s.Name)
+			svc := lookup(c, groupCore, "Service", namespaceOf(ro), s.Name)
 			if s.Name == "" || seen[s.Name] || svc == nil {
 				continue
 			}
@@ -119,7 +119,7 @@ func selectorFinding(ro, svc *yaml.RNode, s serviceRef, labels map[string]string
 	sort.Strings(bad)
 	return finding(rule, SeverityError, svc, "spec.selector", selector,
 		"Service %q is the %s of Rollout/%s but does not select its pods: %s in %s; the Service gets no endpoints and the controller marks the Rollout InvalidSpec",
-		s.Name, s.Role, ro.GetName(), strings.Join(bad, ", "), from), true
+		s.Name, s.Role, nameOf(ro), strings.Join(bad, ", "), from), true
 }
 
 func mismatch(key, want, got string, ok bool) string {

@@ -115,7 +115,7 @@ func pairFindings(c *Context, rule string, ro *yaml.RNode, pair [2]serviceRef, w
 		switch {
 		case s.Name == "" && why[i] != "":
 			out = append(out, finding(rule, SeverityError, ro, s.Path, nil, "%s is not set: %s", s.Role, why[i]))
-		case s.Name != "" && lookup(c, groupCore, "Service", ro.GetNamespace(), s.Name) == nil:
+		case s.Name != "" && lookup(c, groupCore, "Service", namespaceOf(ro), s.Name) == nil:
 			out = append(out, finding(rule, SeverityError, ro, s.Path, s.Name,
 				"%s %q is not in the render%s: the controller marks the Rollout InvalidSpec", s.Role, s.Name, inNamespace(ro)))
 		}
@@ -136,8 +136,8 @@ func sharedFindings(users map[Key][]string, rule string, ro *yaml.RNode, refs []
 			continue
 		}
 		var others []string
-		for _, u := range users[Key{"Service", ro.GetNamespace(), s.Name}] {
-			if u != ro.GetName() {
+		for _, u := range users[Key{"Service", namespaceOf(ro), s.Name}] {
+			if u != nameOf(ro) {
 				others = append(others, "Rollout/"+u)
 			}
 		}
@@ -151,14 +151,18 @@ func sharedFindings(users map[Key][]string, rule string, ro *yaml.RNode, refs []
 
 // serviceUsers maps each Service key to the Rollouts that name it.
 func serviceUsers(c *Context) map[Key][]string {
+	return memo(c, "serviceUsers", func() map[Key][]string { return buildServiceUsers(c) })
+}
+
+func buildServiceUsers(c *Context) map[Key][]string {
 	m := map[Key][]string{}
 	for _, ro := range rollouts(c) {
 		seen := map[string]bool{}
 		for _, s := range allServiceRefs(ro) {
 			if s.Name != "" && !seen[s.Name] {
 				seen[s.Name] = true
-				k := Key{"Service", ro.GetNamespace(), s.Name}
-				m[k] = append(m[k], ro.GetName())
+				k := Key{"Service", namespaceOf(ro), s.Name}
+				m[k] = append(m[k], nameOf(ro))
 			}
 		}
 	}
@@ -189,7 +193,7 @@ func allServiceRefs(ro *yaml.RNode) []serviceRef {
 }
 
 func inNamespace(ro *yaml.RNode) string {
-	if ns := ro.GetNamespace(); ns != "" {
+	if ns := namespaceOf(ro); ns != "" {
 		return fmt.Sprintf(" (namespace %s)", ns)
 	}
 	return " (same namespace as the Rollout)"

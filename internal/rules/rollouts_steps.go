@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // canaryStep is one entry of spec.strategy.canary.steps, with the fields
@@ -132,6 +134,6 @@ func durationSeconds(s string) int64 {
 
 // hasStrategy reports whether spec.strategy holds the given key.
 func hasStrategy(ro *yaml.RNode, key string) bool {
-	n, err := ro.Pipe(yaml.Lookup("spec", "strategy", key))
-	return err == nil && n != nil && n.YNode().Tag != yaml.NodeTagNull
+	n := yamlpath.Get(ro.YNode(), "spec", "strategy", key)
+	return n != nil && n.Tag != yaml.NodeTagNull
 }

@@ -31,7 +31,7 @@ func workloadRefFindings(c *Context, ro *yaml.RNode, ref objectRef) []Finding {
 	if _, ok := workloadKinds[[2]string{group, ref.Kind}]; !ok {
 		out = append(out, workloadFinding(ro, "spec.workloadRef", ref.APIVersion+" "+ref.Kind,
 			"workloadRef names apiVersion %q kind %q: the controller supports apps/v1 Deployment or ReplicaSet and v1 PodTemplate only, and the Rollout gets no pod template", ref.APIVersion, ref.Kind))
-	} else if lookup(c, group, ref.Kind, ro.GetNamespace(), ref.Name) == nil {
+	} else if lookup(c, group, ref.Kind, namespaceOf(ro), ref.Name) == nil {
 		out = append(out, workloadFinding(ro, "spec.workloadRef.name", ref.Name,
 			"workloadRef names %s %q, which is not in the render%s: the Rollout has no pod template, so the controller creates no pods and the update never starts", ref.Kind, ref.Name, inNamespace(ro)))
 	}

@@ -78,6 +78,7 @@ type Context struct {
 	Apps []AppSource
 
 	index *Index
+	cache map[string]any
 }
 
 // Index returns the resources indexed by kind, namespace and name.
