@@ -85,3 +85,21 @@ func TestE2EPinTransformerFailsClosed(t *testing.T) {
 		t.Errorf("a failed build printed resources:\n%s", r.Stdout)
 	}
 }
+
+// TestE2EPinSkippedWithoutEnableExec pins SPEC §7.4: without --enable-exec
+// kustomize skips the exec Pin silently (exit 0, unpinned output), and
+// `check --require-pinned-by` is what catches it.
+func TestE2EPinSkippedWithoutEnableExec(t *testing.T) {
+	k := testutil.Tool(t, "KUSTOMIZE", "kustomize")
+	reg := testutil.StartRegistry(t)
+	reg.PushImage(t, "shop/web:1.0")
+	dir := pinOverlay(t, reg, "Pin", "transformers", reg.Host+"/shop/web:1.0")
+	r := testutil.Run(t, testutil.Root(t), "", nil, k, "build", "--enable-alpha-plugins", dir)
+	if r.Code != 0 || !strings.Contains(r.Stdout, reg.Host+"/shop/web:1.0\n") {
+		t.Fatalf("kustomize changed: without --enable-exec the Pin gave exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	c := testutil.Run(t, testutil.Root(t), r.Stdout, nil, testutil.Bin(t, "kubectl-gate"), "check", "-f", "-", "--require-pinned-by", "--rule", "image-digest=off")
+	if c.Code != 1 || !strings.Contains(c.Stdout, "[image-pinned-by]") {
+		t.Errorf("check --require-pinned-by on an unpinned build: exit %d\n%s", c.Code, c.Stdout)
+	}
+}
