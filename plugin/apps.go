@@ -114,15 +114,15 @@ func (a *appRenderer) plan(u *unit) []*unit {
 				continue
 			}
 			as := rules.AppSource{App: app, Index: src.Index, Path: src.Path}
-			if why := a.skip(src); why != "" {
+			if why := skipSource(a.o.appsRoot, a.remotes, src); why != "" {
 				as.Skipped = why
 				u.apps = append(u.apps, as)
 				continue
 			}
-			dir := filepath.Join(a.o.appsRoot, filepath.FromSlash(src.Path))
-			as.Path = filepath.ToSlash(dir)
+			spec, err := localSource(a.o.appsRoot, app, src)
+			as.Path = filepath.ToSlash(spec.Dir)
 			u.apps = append(u.apps, as)
-			s, isNew := a.unitFor(app, src, dir)
+			s, isNew := a.unitFor(app, src, spec, err)
 			a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: s})
 			if isNew {
 				fresh = append(fresh, s)
@@ -132,32 +132,42 @@ func (a *appRenderer) plan(u *unit) []*unit {
 	return fresh
 }
 
-// skip says why a source is not rendered from the checkout, or "".
-func (a *appRenderer) skip(src rules.ArgoSource) string {
+// skipSource says why an Application's source is not rendered from the
+// checkout at root (remotes: its git remotes), or "". check --apps-root and
+// status --apps-root share it.
+func skipSource(root string, remotes []string, src rules.ArgoSource) string {
 	switch {
 	case src.Chart != "":
 		return fmt.Sprintf("Helm chart %s from %s: the gate does not run helm template", src.Chart, src.RepoURL)
-	case len(a.remotes) > 0 && !slices.Contains(a.remotes, render.NormalizeRepoURL(src.RepoURL)):
-		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, a.o.appsRoot, strings.Join(a.remotes, ", "))
+	case len(remotes) > 0 && !slices.Contains(remotes, render.NormalizeRepoURL(src.RepoURL)):
+		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, root, strings.Join(remotes, ", "))
 	}
 	return ""
 }
 
+// localSource is how to render an Application's source from the checkout at
+// root: root plus its path, with the Application's overrides; the error
+// says that the path leaves the repository. Shared with status --apps-root.
+func localSource(root string, app *yaml.RNode, src rules.ArgoSource) (render.ArgoSource, error) {
+	spec := render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
+		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory}
+	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
+		return spec, fmt.Errorf("Application %s: %s %q leaves the repository", rules.AppName(app), src.PathField(), src.Path)
+	}
+	return spec, nil
+}
+
 // unitFor returns the unit that renders a source, planning it when no
-// Application planned the same render before.
-func (a *appRenderer) unitFor(app *yaml.RNode, src rules.ArgoSource, dir string) (*unit, bool) {
-	spec := render.ArgoSource{Dir: dir, App: app.GetName(), Chart: src.Chart, Helm: src.Helm, Plugin: src.Plugin,
-		Kustomize: src.Kustomize, Directory: src.Directory}
+// Application planned the same render before; err (from localSource) makes
+// a new unit fail.
+func (a *appRenderer) unitFor(app *yaml.RNode, src rules.ArgoSource, spec render.ArgoSource, err error) (*unit, bool) {
 	key := sourceKey(spec)
 	name := rules.AppName(app) + " " + src.Field
 	if u, ok := a.byKey[key]; ok {
 		u.source.apps = append(u.source.apps, name)
 		return u, false
 	}
-	u := &unit{name: spec.Dir, dir: spec.Dir, source: &appSource{spec: spec, field: src.PathField(), path: src.Path, apps: []string{name}}}
-	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
-		u.err = fmt.Errorf("Application %s: %s %q leaves the repository", rules.AppName(app), src.PathField(), src.Path)
-	}
+	u := &unit{name: spec.Dir, dir: spec.Dir, err: err, source: &appSource{spec: spec, field: src.PathField(), path: src.Path, apps: []string{name}}}
 	a.byKey[key] = u
 	return u, true
 }

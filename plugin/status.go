@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type statusOptions struct {
 	revision      string
 	gitDir        string
 	kustomize     string
+	appsRoot      string
 	output        string
 	failOn        string
 	timeout       time.Duration
@@ -39,7 +41,7 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("kubectl gate status", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kubectl gate status APP [-n argocd] [--revision SHA | --git DIR] [-k DIR] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: kubectl gate status APP [-n argocd] [--revision SHA | --git DIR] [-k DIR | --apps-root DIR] [flags]\n\n"+
 			"Is the green light telling the truth? Reads the Argo CD Application APP, the objects it\n"+
 			"manages and the pods of its workloads, and checks the synced commit, the running images,\n"+
 			"the object count and the objects' health. Exit 0 pass, 1 violations, 2 usage, 3 no verdict.\n\nFlags:\n%s", fs.FlagUsages())
@@ -47,6 +49,7 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 	fs.StringVar(&o.revision, "revision", "", "the expected commit SHA (live-revision)")
 	fs.StringVar(&o.gitDir, "git", "", "expect the HEAD commit of the git repository at DIR (live-revision)")
 	fs.StringVarP(&o.kustomize, "kustomize", "k", "", "render this kustomization as the expected state: images (live-images) and object count (live-resource-count)")
+	fs.StringVar(&o.appsRoot, "apps-root", "", "the Application's repository checked out at DIR: render its sources from there as the expected state (instead of -k)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline for the whole command")
@@ -87,6 +90,14 @@ func runStatus(ctx context.Context, args []string, s Streams, version string) in
 	if err != nil {
 		return noVerdict(s, err)
 	}
+	if o.appsRoot != "" {
+		// The Application, just read, names the sources to render.
+		exp.Render, exp.RenderFrom, err = appsRender(snap.AppObject, o.appsRoot)
+		if err != nil {
+			return noVerdict(s, err)
+		}
+		exp.HasRender = true
+	}
 	res := live.Judge(snap, exp)
 	rep := &gate.Report{Findings: res.Findings, Resources: res.Managed}
 	failOnWarning := o.failOn == "warning"
@@ -109,6 +120,10 @@ func (o *statusOptions) validate(args []string) (string, *config.Spec, error) {
 		return "", nil, usageErr("status", "want exactly one Application name, got %d argument(s)", len(args))
 	case o.revision != "" && o.gitDir != "":
 		return "", nil, usageErr("--revision", "give --revision SHA or --git DIR, not both")
+	case o.kustomize != "" && o.appsRoot != "":
+		return "", nil, usageErr("--apps-root", "give -k DIR or --apps-root DIR for the expected render, not both")
+	case o.appsRoot != "" && !isDir(o.appsRoot):
+		return "", nil, usageErr("--apps-root", "%q is not a directory", o.appsRoot)
 	case !report.ValidFormat(o.output):
 		return "", nil, usageErr("--output", "%q is not one of %s", o.output, strings.Join(report.Formats, ", "))
 	case o.failOn != "error" && o.failOn != "warning":
@@ -138,7 +153,9 @@ func (o *statusOptions) validate(args []string) (string, *config.Spec, error) {
 	return args[0], spec, nil
 }
 
-// expect resolves the expected commit and renders the expected state.
+// expect resolves the expected commit and renders the expected state of
+// -k; --apps-root renders it later, from the sources of the Application
+// read from the cluster (appsRender).
 func (o *statusOptions) expect(ctx context.Context, spec *config.Spec) (live.Expect, error) {
 	exp := live.Expect{Config: spec, Revision: o.revision, RevisionFrom: "--revision"}
 	if o.gitDir != "" {
@@ -156,6 +173,11 @@ func (o *statusOptions) expect(ctx context.Context, spec *config.Spec) (live.Exp
 		exp.Render, exp.HasRender, exp.RenderFrom = res.Resources, true, "-k "+o.kustomize
 	}
 	return exp, nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // gitHead returns the HEAD commit of the repository at dir.

@@ -2,6 +2,7 @@ package plugin_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/kubectl-gate/kubectl-gate/internal/live/livetest"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
 )
@@ -136,4 +141,84 @@ func gitRepo(t *testing.T) (dir, first, head string) {
 		}
 	}
 	return dir, first, git("rev-parse", "HEAD")
+}
+
+// TestE2EStatusAppsRoot runs `status --apps-root` on this repository's
+// root: the live Application names its sources, the gate renders them from
+// the checkout as check --apps-root does, and compares the cluster with
+// that render.
+func TestE2EStatusAppsRoot(t *testing.T) {
+	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
+	c := cluster.Start(t)
+	bin := filepath.Dir(testutil.Bin(t, "kubectl-gate"))
+	env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	root := testutil.Root(t)
+	// A checkout without a remote takes every repoURL as its own; with a
+	// remote, the Applications must name it.
+	repoURL := "https://github.com/kubectl-gate/kubectl-gate.git"
+	if remotes := render.GitRemotes(root); len(remotes) > 0 {
+		repoURL = "https://" + remotes[0]
+	}
+	renderOf := func(path string) []*yaml.RNode {
+		t.Helper()
+		res, err := render.RenderArgo(render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(path))}, render.Options{RuleIDs: rules.IDs()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Resources
+	}
+	prod, platform := renderOf("examples/overlays/prod"), renderOf("examples/apps/platform")
+	webImage := ""
+	for _, obj := range prod {
+		if obj.GetKind() == "Deployment" && obj.GetName() == "web" {
+			n, err := obj.Pipe(yaml.Lookup("spec", "template", "spec", "containers", "[name=web]", "image"))
+			if err != nil || n == nil {
+				t.Fatalf("no web image in the prod render: %v", err)
+			}
+			webImage = yaml.GetValue(n)
+		}
+	}
+	const otherWeb = "ghcr.io/example-shop/web:1.4.1@sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+	source := func(path string) string {
+		return fmt.Sprintf("{repoURL: %q, targetRevision: main, path: %s}", repoURL, path)
+	}
+
+	livetest.InstallCRDs(t, c)
+	livetest.InstallRender(t, c, livetest.App{Name: "prod", Revision: "abc1234", Source: "source: " + source("examples/overlays/prod")}, prod, nil)
+	livetest.InstallRender(t, c, livetest.App{Name: "prod-drift", Revision: "abc1234", Source: "source: " + source("examples/overlays/prod")}, prod, map[string]string{webImage: otherWeb})
+	livetest.InstallRender(t, c, livetest.App{Name: "prod-multi", Revision: "abc1234",
+		Source: "sources: [" + source("examples/overlays/prod") + ", " + source("examples/apps/platform") + "]"}, append(prod, platform...), nil)
+	livetest.InstallRender(t, c, livetest.App{Name: "prod-helm", Revision: "abc1234",
+		Source: "sources: [" + source("examples/overlays/prod") + `, {repoURL: "https://charts.example", chart: shop, targetRevision: 1.4.2}]`}, prod, nil)
+
+	cases := []struct {
+		app  string
+		code int
+		says []string
+	}{
+		{"prod", 0, []string{"PASS", "expected, from the render (--apps-root . (spec.source.path examples/overlays/prod))",
+			webImage + "  running in 1 pod(s)", "managed 3, expected 3 (--apps-root . (spec.source.path examples/overlays/prod))  ok"}},
+		{"prod-drift", 1, []string{"[live-images]", otherWeb + ", which is not in the render (--apps-root .", webImage + "  NOT RUNNING", "managed 3, expected 3"}},
+		{"prod-multi", 0, []string{"PASS", "managed 5, expected 5 (--apps-root . (spec.sources[0].path examples/overlays/prod, spec.sources[1].path examples/apps/platform))  ok"}},
+		{"prod-helm", 3, []string{"no verdict", "Application argocd/prod-helm spec.sources[1] is not rendered from --apps-root .", "Helm chart shop"}},
+	}
+	for _, tc := range cases {
+		began := time.Now()
+		r := testutil.Run(t, root, "", env, kubectl, "gate", "status", tc.app, "--apps-root", ".", "--kubeconfig", c.Kubeconfig)
+		took := time.Since(began)
+		out := r.Stdout + r.Stderr
+		t.Logf("kubectl gate status %s --apps-root .: exit %d in %s\n%s", tc.app, r.Code, took.Round(time.Millisecond), out)
+		if r.Code != tc.code {
+			t.Errorf("status %s --apps-root .: exit %d, want %d\n%s", tc.app, r.Code, tc.code, out)
+			continue
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(out, s) {
+				t.Errorf("status %s --apps-root .: output lacks %q:\n%s", tc.app, s, out)
+			}
+		}
+		if took > statusBudget {
+			t.Errorf("status %s took %s, over %s", tc.app, took, statusBudget)
+		}
+	}
 }

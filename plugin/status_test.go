@@ -60,6 +60,8 @@ func TestStatusUsage(t *testing.T) {
 		{"unknown rule", []string{"a", "--rule", "live-imagez=off"}, 2, "unknown rule id"},
 		{"unknown flag", []string{"a", "--nope"}, 2, "unknown flag"},
 		{"zero timeout", []string{"a", "--timeout", "0s"}, 2, "--timeout"},
+		{"-k and --apps-root", []string{"a", "-k", ".", "--apps-root", "."}, 2, "give -k DIR or --apps-root DIR for the expected render, not both"},
+		{"--apps-root not a directory", []string{"a", "--apps-root", "status_test.go"}, 2, "--apps-root"},
 		{"help", []string{"--help"}, 0, "--kubeconfig"},
 	}
 	for _, c := range cases {

@@ -17,11 +17,13 @@ type Expect struct {
 	Revision string
 	// RevisionFrom says where it came from ("--revision", "--git DIR").
 	RevisionFrom string
-	// Render is the expected render (-k DIR); HasRender tells an empty
-	// render from none.
+	// Render is the expected render (-k DIR, or the Application's sources
+	// rendered from --apps-root DIR); HasRender tells an empty render from
+	// none.
 	Render    []*yaml.RNode
 	HasRender bool
-	// RenderFrom names the render ("-k overlays/prod").
+	// RenderFrom names the render ("-k overlays/prod",
+	// "--apps-root . (spec.source.path overlays/prod)").
 	RenderFrom string
 	// Config holds rule severities and the ignoreDifferences allow-list;
 	// nil means the defaults.

@@ -6,12 +6,17 @@
 package livetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
 )
@@ -55,6 +60,10 @@ type App struct {
 	// IgnoreDifferences is the Application's spec.ignoreDifferences, as a
 	// YAML flow list.
 	IgnoreDifferences string
+	// Source is the Application's source, as a line of its spec:
+	// "source: {…}" or "sources: […]"; "" means a source of
+	// https://git.example/shop.git.
+	Source string
 }
 
 // InstallCRDs installs the Application, Rollout, Certificate and
@@ -103,15 +112,6 @@ containerStatuses:
 func InstallApplication(t testing.TB, c *cluster.Cluster, a App) {
 	t.Helper()
 	ns := a.Name
-	c.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: %s, namespace: %s}
-spec:
-  project: default
-  source: {repoURL: "https://git.example/shop.git", path: deploy, targetRevision: main}
-  destination: {server: %q, namespace: %s}
-  ignoreDifferences: %s
-`, a.Name, ArgoNamespace, or(a.Server, "https://kubernetes.default.svc"), ns, or(a.IgnoreDifferences, "[]")))
 	resources := fmt.Sprintf(`
 - {version: v1, kind: Service, namespace: %[1]s, name: web, status: Synced}
 - {group: apps, version: v1, kind: Deployment, namespace: %[1]s, name: web, status: Synced}
@@ -120,12 +120,111 @@ spec:
 	if a.Empty {
 		resources = " []"
 	}
+	installApplication(t, c, a, resources, fmt.Sprintf("[%q, %q]", WebImage, APIImage))
+}
+
+// installApplication creates the Application with the status.resources and
+// status.summary.images given as YAML.
+func installApplication(t testing.TB, c *cluster.Cluster, a App, resources, images string) {
+	t.Helper()
+	c.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: %s, namespace: %s}
+spec:
+  project: default
+  %s
+  destination: {server: %q, namespace: %s}
+  ignoreDifferences: %s
+`, a.Name, ArgoNamespace, or(a.Source, `source: {repoURL: "https://git.example/shop.git", path: deploy, targetRevision: main}`),
+		or(a.Server, "https://kubernetes.default.svc"), a.Name, or(a.IgnoreDifferences, "[]")))
 	c.SetStatus(t, "argoproj.io/v1alpha1", "Application", ArgoNamespace, a.Name, fmt.Sprintf(`
 sync: {status: Synced, revision: %q}
 health: {status: Healthy}
-summary: {images: [%q, %q]}
+summary: {images: %s}
 resources:%s
-`, a.Revision, WebImage, APIImage, resources))
+`, a.Revision, images, resources))
+}
+
+// InstallRender installs an app from a render instead of Manifests: the
+// render's objects (local config left out) into namespace a.Name, its
+// Deployments available, one running pod per Deployment made from its pod
+// template — with the images of runImages (template image → image run) run
+// instead — and the Application a (a.Source, a.Revision, a.Server,
+// a.IgnoreDifferences; the rest is ignored) managing exactly those objects.
+func InstallRender(t testing.TB, c *cluster.Cluster, a App, render []*yaml.RNode, runImages map[string]string) {
+	t.Helper()
+	ns := a.Name
+	var docs, resources, images []string
+	for _, obj := range render {
+		if rules.IsLocalConfig(obj) {
+			continue
+		}
+		obj = obj.Copy()
+		if err := obj.SetNamespace(ns); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, obj.MustString())
+	}
+	applied := c.Apply(t, namespace(ns)+"---\n"+strings.Join(docs, "---\n"))
+	for _, obj := range applied[1:] {
+		gv := obj.GroupVersionKind()
+		resources = append(resources, fmt.Sprintf("\n- {group: %q, version: %s, kind: %s, namespace: %s, name: %s, status: Synced}", gv.Group, gv.Version, gv.Kind, ns, obj.GetName()))
+		if gv.Kind != "Deployment" {
+			continue
+		}
+		c.SetStatus(t, "apps/v1", "Deployment", ns, obj.GetName(), "observedGeneration: 1\nconditions:\n- {type: Available, status: \"True\", reason: MinimumReplicasAvailable}\n")
+		images = append(images, runPod(t, c, obj, runImages)...)
+	}
+	installApplication(t, c, a, strings.Join(resources, ""), "["+strings.Join(images, ", ")+"]")
+}
+
+// runPod creates a running pod from a Deployment's template and returns
+// the images it runs, quoted.
+func runPod(t testing.TB, c *cluster.Cluster, d *unstructured.Unstructured, runImages map[string]string) []string {
+	t.Helper()
+	spec, _, _ := unstructured.NestedMap(d.Object, "spec", "template", "spec")
+	podLabels, _, _ := unstructured.NestedStringMap(d.Object, "spec", "template", "metadata", "labels")
+	var images []string
+	statuses := map[string]any{}
+	for _, list := range []string{"initContainers", "containers"} {
+		ctrs, _, _ := unstructured.NestedSlice(spec, list)
+		var sts []any
+		for _, ctr := range ctrs {
+			m := ctr.(map[string]any)
+			img, _ := m["image"].(string)
+			if run, ok := runImages[img]; ok {
+				img = run
+			}
+			m["image"] = img
+			images = append(images, fmt.Sprintf("%q", img))
+			repo, _, _ := strings.Cut(img, ":")
+			digest := "sha256:" + strings.Repeat("d", 64)
+			if _, dg, ok := strings.Cut(img, "@"); ok {
+				digest = dg
+			}
+			sts = append(sts, map[string]any{"name": m["name"], "image": img, "imageID": repo + "@" + digest, "ready": list == "containers", "restartCount": int64(0)})
+		}
+		if len(ctrs) > 0 {
+			_ = unstructured.SetNestedSlice(spec, ctrs, list)
+			statuses[map[string]string{"initContainers": "initContainerStatuses", "containers": "containerStatuses"}[list]] = sts
+		}
+	}
+	pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "spec": spec}}
+	pod.SetName(d.GetName() + "-0")
+	pod.SetNamespace(d.GetNamespace())
+	pod.SetLabels(podLabels)
+	body, err := pod.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Apply(t, string(body))
+	statuses["phase"] = "Running"
+	status, err := json.Marshal(statuses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetStatus(t, "v1", "Pod", d.GetNamespace(), pod.GetName(), string(status))
+	return images
 }
 
 // WriteRender writes Manifests as a kustomization in a new directory and
