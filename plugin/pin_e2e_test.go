@@ -159,3 +159,25 @@ func TestE2ECredentialsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ESelftestWithTheRegistry proves the registry rules red: with
+// verify, a digest the registry does not hold must stop the gate; with
+// --require-pinned-by, a workload without the stamp must.
+func TestE2ESelftestWithTheRegistry(t *testing.T) {
+	reg := testutil.StartRegistry(t)
+	reg.PushImage(t, "shop/web:1.0")
+	pin := gate(t, workloads(2, reg.Host+"/shop/web:1.0"), "pin", "-f", "-", "--insecure-registry", reg.Host)
+	if pin.Code != 0 {
+		t.Fatalf("pin: exit %d\n%s", pin.Code, pin.Stderr)
+	}
+	r := gate(t, pin.Stdout, "selftest", "-f", "-", "--digest", "verify", "--insecure-registry", reg.Host, "--require-pinned-by", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("selftest: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{"image-resolve", "image-pinned-by"} {
+		i := strings.Index(r.Stdout, `"rule": "`+want+`"`)
+		if i < 0 || !strings.Contains(r.Stdout[i:min(i+300, len(r.Stdout))], `"got": "fail"`) {
+			t.Errorf("selftest did not prove %s red:\n%s", want, r.Stdout)
+		}
+	}
+}

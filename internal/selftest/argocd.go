@@ -28,6 +28,9 @@ type AppMutant struct {
 	Apply func(resources []*yaml.RNode, apps []rules.AppSource) ([]*yaml.RNode, []rules.AppSource, bool)
 }
 
+// appRules are the rules RunApps covers.
+var appRules = []string{"argocd-destination-namespace", "argocd-source-empty"}
+
 var appMutants = []AppMutant{
 	{Rule: "argocd-destination-namespace", Name: "change the destination namespace", Apply: moveDestination},
 	{Rule: "argocd-source-empty", Name: "empty an Application's source", Apply: emptySource},

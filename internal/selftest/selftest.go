@@ -57,7 +57,30 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps g
 		}
 		rows = append(rows, row)
 	}
-	return rows, base, nil
+	return withUncovered(rows, opts.Config), base, nil
+}
+
+// withUncovered adds an "n/a" row for every enabled static rule that no
+// mutant covered, so the table lists every rule and says which were not
+// proven on this render.
+func withUncovered(rows []Row, cfg *config.Spec) []Row {
+	covered := map[string]bool{}
+	for _, r := range rows {
+		covered[r.Rule] = true
+	}
+	for _, m := range appRules {
+		covered[m] = true
+	}
+	for _, r := range rules.All() {
+		if !covered[r.ID] && r.Check != nil && cfg.Rules[r.ID] != "off" {
+			why := "no mutant for this render"
+			if r.Mutation != "" {
+				why += " (" + r.Mutation + ")"
+			}
+			rows = append(rows, Row{Rule: r.ID, Mutant: why, Got: "n/a"})
+		}
+	}
+	return rows
 }
 
 func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) (Row, error) {
