@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/google/go-containerregistry v0.22.1
+	github.com/google/go-containerregistry/pkg/authn/kubernetes v0.0.0-20260224031529-85f2bf5f7303
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/sync v0.25.0
 	k8s.io/cli-runtime v0.37.2

@@ -119,7 +119,7 @@ func (r *runner) check(ctx context.Context, u *unit) (*gate.Report, error) {
 	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
 	if pin || spec.Images.Digest == config.DigestVerify {
-		if deps.Resolver, err = r.resolvers.For(spec); err != nil {
+		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {
 			return nil, err
 		}
 	}

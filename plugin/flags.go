@@ -37,6 +37,8 @@ type options struct {
 	timeout            time.Duration
 	cacheDir           string
 	tagTTL             time.Duration
+	pullSecretsFrom    string // kubeconfig context: registry credentials from its pull secrets (pullsecrets.go)
+	kubeconfig         string
 
 	// pin
 	dropTag            bool
@@ -65,6 +67,8 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall deadline for registry look-ups")
 	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR (digests forever, tags for --tag-ttl)")
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
+	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 	}
@@ -109,7 +113,7 @@ func (o *options) validate(pin bool) error {
 	if o.jobs < 1 {
 		return usageErr("--jobs", "%d is less than 1", o.jobs)
 	}
-	return nil
+	return o.validatePullSecretFlags()
 }
 
 // apply merges flag values into the config spec, validating as config does.

@@ -1,10 +1,13 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
@@ -14,17 +17,20 @@ import (
 // resolvers shares one resolver per distinct registry configuration across
 // all units of a run, so each unique image is resolved once.
 type resolvers struct {
-	o  *options
-	mu sync.Mutex
-	m  map[string]*resolve.Resolver
+	o    *options
+	pull *pullSecrets // nil without --pull-secrets-from
+	mu   sync.Mutex
+	m    map[string]*resolve.Resolver
 }
 
 func newResolvers(o *options) *resolvers {
-	return &resolvers{o: o, m: map[string]*resolve.Resolver{}}
+	return &resolvers{o: o, pull: newPullSecrets(o), m: map[string]*resolve.Resolver{}}
 }
 
-// For returns the resolver for a spec's registry settings.
-func (rs *resolvers) For(s *config.Spec) (images.Resolver, error) {
+// For returns the resolver for a spec's registry settings and, with
+// --pull-secrets-from, the pull secrets of the render's workloads
+// (resources).
+func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.RNode) (images.Resolver, error) {
 	opts := resolve.Options{
 		Jobs:       rs.o.jobs,
 		Timeout:    rs.o.timeout,
@@ -36,6 +42,13 @@ func (rs *resolvers) For(s *config.Spec) (images.Resolver, error) {
 		NoTagCache: s.Images.Digest == config.DigestVerify,
 	}
 	key := resolverKey(opts)
+	if rs.pull != nil {
+		kc, id, err := rs.pull.keychain(ctx, s, resources)
+		if err != nil {
+			return nil, err
+		}
+		opts.Keychain, key = kc, key+"|pull-secrets="+id
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if r, ok := rs.m[key]; ok {

@@ -71,7 +71,7 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 	opts := gate.Options{Config: spec, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
 	if spec.Images.Digest == config.DigestVerify {
-		if deps.Resolver, err = r.resolvers.For(spec); err != nil {
+		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {
 			return nil, fail(errOut, err)
 		}
 	}

@@ -35,7 +35,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if err != nil {
 		return err
 	}
-	res, err := r.resolvers.For(spec)
+	res, err := r.resolvers.For(ctx, spec, u.resources)
 	if err != nil {
 		return err
 	}
