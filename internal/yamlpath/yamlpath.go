@@ -22,13 +22,8 @@ func Get(n *yaml.Node, keys ...string) *yaml.Node {
 
 // Field returns the value of one key of a mapping node, or nil.
 func Field(n *yaml.Node, key string) *yaml.Node {
+	n = mapping(n)
 	if n == nil {
-		return nil
-	}
-	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -90,13 +85,8 @@ func SetAnnotation(n *yaml.Node, key, value string) bool {
 
 // child returns the mapping under key, creating it when absent.
 func child(n *yaml.Node, key string) *yaml.Node {
+	n = mapping(n)
 	if n == nil {
-		return nil
-	}
-	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
 		return nil
 	}
 	if v := Field(n, key); v != nil {
@@ -109,4 +99,16 @@ func child(n *yaml.Node, key string) *yaml.Node {
 	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
 	return v
+}
+
+// mapping returns n, or the content of a document node, when it is a
+// mapping; else nil.
+func mapping(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
 }
