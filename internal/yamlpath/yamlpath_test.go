@@ -1,0 +1,37 @@
+package yamlpath
+
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func TestReadAndSet(t *testing.T) {
+	n := yaml.MustParse("kind: Pod\nmetadata:\n  name: web\n  annotations: {a: b}\nspec:\n  containers: [{name: c, image: nginx}]\n")
+	if got := String(n.YNode(), "metadata.name"); got != "web" {
+		t.Errorf("metadata.name = %q", got)
+	}
+	if got := String(n.YNode(), "spec.containers"); got != "" {
+		t.Errorf("a list read as a string: %q", got)
+	}
+	if Dotted(n.YNode(), "spec.nope.deeper") != nil || Get(nil, "x") != nil {
+		t.Error("a missing path was found")
+	}
+	if Annotation(n.YNode(), "a") != "b" || Annotation(n.YNode(), "z") != "" {
+		t.Error("annotations misread")
+	}
+	for _, doc := range []string{"kind: A\n", "kind: B\nmetadata: {name: x}\n", "kind: C\nmetadata:\n  annotations: null\n"} {
+		m := yaml.MustParse(doc)
+		if !SetAnnotation(m.YNode(), "k", "v") || Annotation(m.YNode(), "k") != "v" {
+			t.Errorf("SetAnnotation on %q:\n%s", doc, m.MustString())
+		}
+		SetAnnotation(m.YNode(), "k", "w")
+		if Annotation(m.YNode(), "k") != "w" || strings.Count(m.MustString(), "k: ") != 1 {
+			t.Errorf("overwrite on %q:\n%s", doc, m.MustString())
+		}
+	}
+	if SetAnnotation(yaml.MustParse("[1, 2]").YNode(), "k", "v") {
+		t.Error("set an annotation on a list")
+	}
+}
