@@ -16,12 +16,13 @@ func writeGitHub(w io.Writer, doc Document) error {
 		if f.Severity != rules.SeverityError {
 			cmd = "warning"
 		}
-		loc := ""
+		var props []string
 		if f.File != nil && f.File.Path != "" {
-			loc = " file=" + escapeProp(f.File.Path)
+			props = append(props, "file="+escapeProp(f.File.Path))
 		}
+		props = append(props, "title="+escapeProp(f.Rule))
 		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(Line(f))
-		if _, err := fmt.Fprintf(w, "::%s%s,title=%s::%s\n", cmd, loc, escapeProp(f.Rule), msg); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), msg); err != nil {
 			return err
 		}
 	}
