@@ -19,6 +19,8 @@ KUSTOMIZE     := $(TOOLS)/kustomize-$(KUSTOMIZE_VERSION)/kustomize
 KUSTOMIZE_OLD := $(TOOLS)/kustomize-$(KUSTOMIZE_OLD_VERSION)/kustomize
 export KUSTOMIZE KUSTOMIZE_OLD
 
+.DEFAULT_GOAL := all
+
 include .ci/cluster.mk
 -include .ci/rollouts.mk
 -include .ci/bench.mk
@@ -43,13 +45,13 @@ $(TOOLS)/kustomize-%/kustomize:
 # test: what CI runs. Binaries are built first so the end-to-end tests run
 # exactly what a user installs; bin/ goes first on PATH so the real kubectl
 # dispatches `kubectl gate` to it.
-test: build tools $(CLUSTER_ASSETS_DEP)
+test: build tools dist-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 ./...
 
 unit:
 	$(GO) test -count=1 -short ./...
 
-e2e: build tools $(CLUSTER_ASSETS_DEP)
+e2e: build tools dist-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 -run 'E2E' ./...
 
 demo: build tools
