@@ -1,11 +1,14 @@
 package gate
 
 import (
+	"fmt"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // lookups lists the references the registry must answer: with pin, every
@@ -64,8 +67,8 @@ func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolu
 	}
 	for obj, ok := range pinned {
 		if ok {
-			if e := obj.PipeE(yaml.SetAnnotation(rules.AnnoPinned, version)); e != nil {
-				return e
+			if !yamlpath.SetAnnotation(obj.YNode(), rules.AnnoPinned, version) {
+				return fmt.Errorf("stamping %s/%s: not an object", obj.GetKind(), obj.GetName())
 			}
 		}
 	}
@@ -74,13 +77,23 @@ func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolu
 
 func forEachImage(resources []*yaml.RNode, cfg *config.Spec, fn func(*yaml.RNode, images.Container, images.Ref)) {
 	extra := rules.PodSpecPaths(cfg)
+	type parsed struct {
+		ref images.Ref
+		ok  bool
+	}
+	cache := map[string]parsed{} // 10,000 objects use a few hundred images
 	for _, obj := range resources {
 		if rules.IsLocalConfig(obj) {
 			continue
 		}
 		for _, c := range images.Find(obj, extra) {
-			if ref, ok := images.Parse(c.Image); ok {
-				fn(obj, c, ref)
+			p, seen := cache[c.Image]
+			if !seen {
+				p.ref, p.ok = images.Parse(c.Image)
+				cache[c.Image] = p
+			}
+			if p.ok {
+				fn(obj, c, p.ref)
 			}
 		}
 	}

@@ -30,8 +30,13 @@ type Container struct {
 
 // SetImage rewrites the container's image.
 func (c *Container) SetImage(image string) error {
-	if err := c.Node.PipeE(yaml.SetField("image", yaml.NewStringRNode(image))); err != nil {
-		return fmt.Errorf("setting %s: %w", c.Path, err)
+	v := yamlpath.Field(c.Node.YNode(), "image")
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return fmt.Errorf("setting %s: the image field is not a string", c.Path)
+	}
+	v.Value, v.Tag = image, yaml.NodeTagString
+	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		v.Style = 0
 	}
 	c.Image = image
 	return nil

@@ -80,17 +80,8 @@ func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]strin
 // printed output equals what kustomize would print.
 func StripBuildAnnotations(resources []*yaml.RNode) {
 	for _, r := range resources {
-		_ = r.PipeE(yaml.ClearAnnotation(rules.AnnoOrigin))
-		_ = r.PipeE(yaml.ClearAnnotation(rules.AnnoTransformations))
-		_ = r.PipeE(yaml.ClearAnnotation(rules.AnnoImageSources))
-		clearEmptyAnnotations(r)
-	}
-}
-
-func clearEmptyAnnotations(r *yaml.RNode) {
-	if len(r.GetAnnotations()) == 0 {
-		if md := r.Field("metadata"); md != nil {
-			_ = md.Value.PipeE(yaml.Clear("annotations"))
+		for _, a := range []string{rules.AnnoOrigin, rules.AnnoTransformations, rules.AnnoImageSources} {
+			yamlpath.DeleteAnnotation(r.YNode(), a)
 		}
 	}
 }

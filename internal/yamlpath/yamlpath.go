@@ -112,3 +112,28 @@ func mapping(n *yaml.Node) *yaml.Node {
 	}
 	return n
 }
+
+// DeleteAnnotation removes one annotation, and the annotations map when it
+// is left empty.
+func DeleteAnnotation(n *yaml.Node, key string) {
+	md := Field(n, "metadata")
+	annos := mapping(Field(md, "annotations"))
+	if annos == nil {
+		return
+	}
+	for i := 0; i+1 < len(annos.Content); i += 2 {
+		if annos.Content[i].Value == key {
+			annos.Content = append(annos.Content[:i], annos.Content[i+2:]...)
+			break
+		}
+	}
+	if len(annos.Content) == 0 {
+		md = mapping(md)
+		for i := 0; i+1 < len(md.Content); i += 2 {
+			if md.Content[i].Value == "annotations" {
+				md.Content = append(md.Content[:i], md.Content[i+2:]...)
+				return
+			}
+		}
+	}
+}

@@ -35,3 +35,16 @@ func TestReadAndSet(t *testing.T) {
 		t.Error("set an annotation on a list")
 	}
 }
+
+func TestDeleteAnnotation(t *testing.T) {
+	n := yaml.MustParse("kind: A\nmetadata:\n  name: x\n  annotations: {a: '1', b: '2'}\n")
+	DeleteAnnotation(n.YNode(), "a")
+	if Annotation(n.YNode(), "a") != "" || Annotation(n.YNode(), "b") != "2" {
+		t.Fatalf("after deleting a:\n%s", n.MustString())
+	}
+	DeleteAnnotation(n.YNode(), "b")
+	if strings.Contains(n.MustString(), "annotations") || String(n.YNode(), "metadata.name") != "x" {
+		t.Fatalf("an empty annotations map was left, or more was removed:\n%s", n.MustString())
+	}
+	DeleteAnnotation(yaml.MustParse("kind: B\n").YNode(), "a") // no metadata: no panic
+}
