@@ -75,7 +75,7 @@ func attachApps(ctx context.Context, o *options, units []*unit, progress func(st
 	if st, err := os.Stat(o.appsRoot); err != nil || !st.IsDir() {
 		return nil, usageErr("--apps-root", "%q is not a directory", o.appsRoot)
 	}
-	a := &appRenderer{o: o, remotes: render.GitRemotes(o.appsRoot), byKey: map[string]*unit{}}
+	a := &appRenderer{o: o, remotes: checkoutURLs(o.appsRoot, o.repoURLs), byKey: map[string]*unit{}}
 	level := units
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
 		var fresh []*unit
@@ -133,6 +133,20 @@ func (a *appRenderer) plan(u *unit) []*unit {
 }
 
 // skipSource says why an Application's source is not rendered from the
+// checkoutURLs returns the repoURLs that name the checkout at root: those
+// given with --repo-url, else its git remotes (a CI clone's remote is often a
+// local path or a mirror, which --repo-url corrects).
+func checkoutURLs(root string, given []string) []string {
+	if len(given) == 0 {
+		return render.GitRemotes(root)
+	}
+	out := make([]string, len(given))
+	for i, u := range given {
+		out[i] = render.NormalizeRepoURL(u)
+	}
+	return out
+}
+
 // checkout at root (remotes: its git remotes), or "". check --apps-root and
 // status --apps-root share it.
 func skipSource(root string, remotes []string, src rules.ArgoSource) string {

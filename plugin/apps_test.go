@@ -16,9 +16,13 @@ func runGate(t *testing.T, dir string, args ...string) testutil.Result {
 	return testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), args...)
 }
 
+// examplesRepo is the repoURL of examples/apps' Applications.
+const examplesRepo = "https://github.com/kubectl-gate/kubectl-gate.git"
+
 func TestE2EAppsExamples(t *testing.T) {
 	root := testutil.Root(t)
-	r := runGate(t, root, "check", "-f", "examples/apps/", "--apps-root", ".", "-o", "json")
+	// --repo-url names the checkout: a CI clone's remote may be a local path.
+	r := runGate(t, root, "check", "-f", "examples/apps/", "--apps-root", ".", "--repo-url", examplesRepo, "-o", "json")
 	if r.Code != 0 {
 		t.Fatalf("exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -34,6 +38,11 @@ func TestE2EAppsExamples(t *testing.T) {
 	if len(doc.Results) != 0 || doc.Summary.Resources <= 5+3+2+3 {
 		t.Errorf("%d findings over %d resources, want none over the input and its sources' renders:\n%s", len(doc.Results), doc.Summary.Resources, r.Stdout)
 	}
+	// Another repository's checkout renders nothing of it: reported.
+	r = runGate(t, root, "check", "-f", "examples/apps/", "--apps-root", ".", "--repo-url", "https://github.com/someone/else")
+	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 5 || !strings.Contains(r.Stdout, "is not the one checked out") {
+		t.Errorf("--repo-url of another repository: exit %d, want 0 and 5 warnings:\n%s", r.Code, r.Stdout)
+	}
 	// Without --apps-root the sources are reported, never passed silently.
 	r = runGate(t, root, "check", "-f", "examples/apps/")
 	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 5 {
@@ -45,7 +54,7 @@ func TestE2EAppsExamples(t *testing.T) {
 }
 
 func TestE2EAppsSelftest(t *testing.T) {
-	r := runGate(t, testutil.Root(t), "selftest", "-f", "examples/apps/", "--apps-root", ".")
+	r := runGate(t, testutil.Root(t), "selftest", "-f", "examples/apps/", "--apps-root", ".", "--repo-url", examplesRepo)
 	if r.Code != 0 {
 		t.Fatalf("exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}

@@ -27,6 +27,7 @@ type options struct {
 	loadRestrictor     string
 	requirePinnedBy    bool
 	appsRoot           string
+	repoURLs           []string
 	ruleOverrides      []string
 	digest             string
 
@@ -71,6 +72,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
+		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes every repoURL is taken as this one)")
 	}
 	if pin {
 		fs.BoolVar(&o.dropTag, "drop-tag", false, "write repo@sha256:… instead of repo:tag@sha256:…")

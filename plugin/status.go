@@ -26,6 +26,7 @@ type statusOptions struct {
 	gitDir        string
 	kustomize     string
 	appsRoot      string
+	repoURLs      []string
 	output        string
 	failOn        string
 	timeout       time.Duration
@@ -50,6 +51,7 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 	fs.StringVar(&o.gitDir, "git", "", "expect the HEAD commit of the git repository at DIR (live-revision)")
 	fs.StringVarP(&o.kustomize, "kustomize", "k", "", "render this kustomization as the expected state: images (live-images) and object count (live-resource-count)")
 	fs.StringVar(&o.appsRoot, "apps-root", "", "the Application's repository checked out at DIR: render its sources from there as the expected state (instead of -k)")
+	fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline for the whole command")
@@ -92,7 +94,7 @@ func runStatus(ctx context.Context, args []string, s Streams, version string) in
 	}
 	if o.appsRoot != "" {
 		// The Application, just read, names the sources to render.
-		exp.Render, exp.RenderFrom, err = appsRender(snap.AppObject, o.appsRoot)
+		exp.Render, exp.RenderFrom, err = appsRender(snap.AppObject, o.appsRoot, o.repoURLs)
 		if err != nil {
 			return noVerdict(s, err)
 		}

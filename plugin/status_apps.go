@@ -22,13 +22,13 @@ import (
 // A source that cannot be rendered from root (a Helm chart, a plugin,
 // another repository) is an error, never left out: the live objects compared
 // with part of the render would give a false verdict.
-func appsRender(obj *unstructured.Unstructured, root string) ([]*yaml.RNode, string, error) {
+func appsRender(obj *unstructured.Unstructured, root string, repoURLs []string) ([]*yaml.RNode, string, error) {
 	app, err := yaml.FromMap(obj.Object)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	name := rules.AppName(app)
-	remotes := render.GitRemotes(root)
+	remotes := checkoutURLs(root, repoURLs)
 	opts := render.Options{RuleIDs: rules.IDs()}
 	var out []*yaml.RNode
 	var from []string

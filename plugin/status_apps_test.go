@@ -98,7 +98,7 @@ func TestAppsRender(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, from, err := appsRender(liveApp(t, c.spec), c.root)
+			res, from, err := appsRender(liveApp(t, c.spec), c.root, nil)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one saying %q", err, c.err)
@@ -134,7 +134,7 @@ func TestAppsRenderThisRepository(t *testing.T) {
 		repoURL = "https://" + remotes[0]
 	}
 	t.Chdir(root)
-	res, from, err := appsRender(liveApp(t, "  source: {repoURL: "+repoURL+", targetRevision: main, path: examples/overlays/prod}\n"), ".")
+	res, from, err := appsRender(liveApp(t, "  source: {repoURL: "+repoURL+", targetRevision: main, path: examples/overlays/prod}\n"), ".", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
