@@ -90,16 +90,7 @@ func checkout(t *testing.T, extra map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for p, content := range extra {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testutil.WriteFiles(t, dir, extra)
 }
 
 // app is an Application named bad deploying this repository.

@@ -16,17 +16,7 @@ import (
 // writeTree writes files (path → content) under a temp dir.
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for p, content := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testutil.WriteFiles(t, t.TempDir(), files)
 }
 
 const webDeployment = `apiVersion: apps/v1

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,17 +17,7 @@ const pinYAML = "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Pin\nmetadata: {na
 // tree writes files under a temp dir and returns it.
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testutil.WriteFiles(t, t.TempDir(), files)
 }
 
 var baseFiles = map[string]string{

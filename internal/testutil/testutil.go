@@ -96,3 +96,19 @@ func Golden(t testing.TB, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (review, then -update):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }
+
+// WriteFiles writes files (slash path → content) under dir, creating
+// directories, and returns dir.
+func WriteFiles(t testing.TB, dir string, files map[string]string) string {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
