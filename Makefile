@@ -54,8 +54,12 @@ unit:
 e2e: build tools dist-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 -run 'E2E' ./...
 
-demo: build tools
+demo: build tools $(BIN)/registry
 	@PATH="$(BIN):$$PATH" bash examples/demo.sh
+
+# The demo's loopback registry: a test and demo tool, never shipped.
+$(BIN)/registry: examples/registry/main.go go.mod go.sum
+	$(GO) build -o $@ ./examples/registry
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
