@@ -11,10 +11,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // ErrFindings is returned when an error-severity result was emitted.
@@ -62,7 +62,7 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 		rl.Items = []*yaml.RNode{}
 	}
 	p.emit(rl, rep.Findings)
-	if rep.Count(rules.SeverityError) > 0 {
+	if rep.Count(finding.SeverityError) > 0 {
 		return ErrFindings
 	}
 	return nil
@@ -71,12 +71,12 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 // fail reports an evaluation failure as an error result and a stderr line.
 func (p *processor) fail(rl *framework.ResourceList, err error) error {
 	rl.Items = []*yaml.RNode{}
-	p.emit(rl, []rules.Finding{{Rule: "gate", Severity: rules.SeverityError, Message: "no verdict: " + err.Error()}})
+	p.emit(rl, []finding.Finding{{Rule: "gate", Severity: finding.SeverityError, Message: "no verdict: " + err.Error()}})
 	return err
 }
 
 // emit writes results and one stderr line per finding.
-func (p *processor) emit(rl *framework.ResourceList, findings []rules.Finding) {
+func (p *processor) emit(rl *framework.ResourceList, findings []finding.Finding) {
 	p.reported = true
 	for _, f := range findings {
 		fmt.Fprintln(p.stderr, report.Line(f))
@@ -93,7 +93,7 @@ func functionConfig(n *yaml.RNode) (*config.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return config.Decode([]byte(s), rules.IDs())
+	return config.Decode([]byte(s))
 }
 
 func resolverOptions(s *config.Spec) resolve.Options {

@@ -1,14 +1,13 @@
 package fn
 
 import (
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // result converts a finding to the KRM result shape.
-func result(f rules.Finding) *framework.Result {
+func result(f finding.Finding) *framework.Result {
 	r := &framework.Result{
 		Message:  f.Message,
 		Severity: severity(f.Severity),
@@ -29,11 +28,11 @@ func result(f rules.Finding) *framework.Result {
 	return r
 }
 
-func severity(s rules.Severity) framework.Severity {
+func severity(s finding.Severity) framework.Severity {
 	switch s {
-	case rules.SeverityError:
+	case finding.SeverityError:
 		return framework.Error
-	case rules.SeverityWarning:
+	case finding.SeverityWarning:
 		return framework.Warning
 	}
 	return framework.Info

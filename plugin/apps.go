@@ -13,9 +13,9 @@ import (
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // Argo CD Applications in the input, checked against what their sources
@@ -106,14 +106,14 @@ func (a *appRenderer) plan(u *unit) []*unit {
 	}
 	var fresh []*unit
 	for _, app := range u.resources {
-		if !rules.IsApplication(app) {
+		if !argo.IsApplication(app) {
 			continue
 		}
-		for _, src := range rules.ArgoSources(app) {
+		for _, src := range argo.Sources(app) {
 			if !src.Manifests() {
 				continue
 			}
-			as := rules.AppSource{App: app, Index: src.Index, Path: src.Path}
+			as := argo.AppSource{App: app, Index: src.Index, Path: src.Path}
 			if why := skipSource(a.o.appsRoot, a.remotes, src); why != "" {
 				as.Skipped = why
 				u.apps = append(u.apps, as)
@@ -149,7 +149,7 @@ func checkoutURLs(root string, given []string) []string {
 
 // checkout at root (remotes: its git remotes), or "". check --apps-root and
 // status --apps-root share it.
-func skipSource(root string, remotes []string, src rules.ArgoSource) string {
+func skipSource(root string, remotes []string, src argo.Source) string {
 	switch {
 	case src.Chart != "":
 		return fmt.Sprintf("Helm chart %s from %s: the gate does not run helm template", src.Chart, src.RepoURL)
@@ -162,11 +162,11 @@ func skipSource(root string, remotes []string, src rules.ArgoSource) string {
 // localSource is how to render an Application's source from the checkout at
 // root: root plus its path, with the Application's overrides; the error
 // says that the path leaves the repository. Shared with status --apps-root.
-func localSource(root string, app *yaml.RNode, src rules.ArgoSource) (render.ArgoSource, error) {
+func localSource(root string, app *yaml.RNode, src argo.Source) (render.ArgoSource, error) {
 	spec := render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
 		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory}
 	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
-		return spec, fmt.Errorf("Application %s: %s %q leaves the repository", rules.AppName(app), src.PathField(), src.Path)
+		return spec, fmt.Errorf("Application %s: %s %q leaves the repository", argo.AppName(app), src.PathField(), src.Path)
 	}
 	return spec, nil
 }
@@ -174,9 +174,9 @@ func localSource(root string, app *yaml.RNode, src rules.ArgoSource) (render.Arg
 // unitFor returns the unit that renders a source, planning it when no
 // Application planned the same render before; err (from localSource) makes
 // a new unit fail.
-func (a *appRenderer) unitFor(app *yaml.RNode, src rules.ArgoSource, spec render.ArgoSource, err error) (*unit, bool) {
+func (a *appRenderer) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSource, err error) (*unit, bool) {
 	key := sourceKey(spec)
-	name := rules.AppName(app) + " " + src.Field
+	name := argo.AppName(app) + " " + src.Field
 	if u, ok := a.byKey[key]; ok {
 		u.source.apps = append(u.source.apps, name)
 		return u, false
@@ -211,7 +211,7 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 	done := 0
 	opts := render.Options{
 		EnableAlphaPlugins: a.o.enableAlphaPlugins, EnableExec: a.o.enableExec,
-		LoadRestrictorNone: a.o.loadRestrictor == "LoadRestrictionsNone", RuleIDs: rules.IDs(),
+		LoadRestrictorNone: a.o.loadRestrictor == "LoadRestrictionsNone",
 	}
 	for _, u := range fresh {
 		if u.err != nil {
@@ -249,7 +249,7 @@ func renderSource(u *unit, opts render.Options) {
 // finish names the Applications in the findings of a source's render, and
 // drops its render-empty when it rendered nothing: argocd-source-empty
 // reports that on the Application, once.
-func (u *unit) finish(rep *gate.Report, err error) (*gate.Report, error) {
+func (u *unit) finish(rep *finding.Report, err error) (*finding.Report, error) {
 	if err != nil || u.source == nil {
 		return rep, err
 	}
@@ -277,19 +277,19 @@ func selfManaged(u *unit) {
 	}
 	var rest []*yaml.RNode
 	for _, r := range u.resources {
-		if !rules.IsArgoConfig(r) {
+		if !argo.IsArgoConfig(r) {
 			rest = append(rest, r)
 		}
 	}
 	for _, app := range u.resources {
-		if !rules.IsApplication(app) {
+		if !argo.IsApplication(app) {
 			continue
 		}
-		for _, src := range rules.ArgoSources(app) {
+		for _, src := range argo.Sources(app) {
 			p := filepath.Clean(filepath.FromSlash(src.Path))
 			plain := src.Chart == "" && !src.Helm && !src.Plugin && src.Kustomize == nil && src.Directory == nil
 			if plain && p != "." && (abs == p || strings.HasSuffix(abs, string(filepath.Separator)+p)) {
-				u.apps = append(u.apps, rules.AppSource{App: app, Index: src.Index, Path: u.dir, Resources: rest})
+				u.apps = append(u.apps, argo.AppSource{App: app, Index: src.Index, Path: u.dir, Resources: rest})
 			}
 		}
 	}

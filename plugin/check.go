@@ -9,10 +9,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -39,7 +39,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err != nil {
 		return fail(s.Err, err)
 	}
-	total := &gate.Report{}
+	total := &finding.Report{}
 	var out bytes.Buffer
 	code := ExitPass
 	for _, u := range units {
@@ -67,19 +67,19 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 }
 
 // finish prints the report and, for pin, the render, and returns the exit code.
-func (r *runner) finish(s Streams, total *gate.Report, out *bytes.Buffer, code int) int {
+func (r *runner) finish(s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
 	failOnWarning := r.o.failOn == "warning"
 	reportTo, color := s.Out, s.OutIsTTY
 	if r.pin {
 		reportTo, color = s.Err, s.ErrIsTTY
 	}
-	if err := report.Write(reportTo, total, report.Options{Format: r.o.output, Color: color, FailOnWarning: failOnWarning, Version: r.version}); err != nil {
+	if err := report.Write(reportTo, total, report.Options{Format: r.o.output, Color: color, FailOnWarning: failOnWarning, Version: r.version, Rules: reportRules()}); err != nil {
 		return fail(s.Err, err)
 	}
 	switch total.Verdict(failOnWarning) {
-	case gate.VerdictNoVerdict:
+	case finding.VerdictNoVerdict:
 		code = max(code, ExitNoVerdict)
-	case gate.VerdictFail:
+	case finding.VerdictFail:
 		if code == ExitPass {
 			code = ExitViolation
 		}
@@ -105,7 +105,7 @@ type runner struct {
 }
 
 // check runs the gate on one unit.
-func (r *runner) check(ctx context.Context, u *unit) (*gate.Report, error) {
+func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	if u.err != nil {
 		return nil, u.err
 	}
@@ -131,7 +131,7 @@ func loadConfig(path string) (*config.Object, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return config.Load(path, rules.IDs())
+	return config.Load(path)
 }
 
 // writeResources prints a unit's resources as a YAML stream, without the

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // options are the flags shared by check, pin and selftest.
@@ -141,7 +140,7 @@ func (o *options) apply(s *config.Spec) error {
 		}
 		s.Rules[id] = sev
 	}
-	if err := s.Validate(rules.IDs()); err != nil {
+	if err := s.Validate(); err != nil {
 		return &config.UsageError{Where: "flags", Err: err}
 	}
 	return nil

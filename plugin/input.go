@@ -9,9 +9,10 @@ import (
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // unit is one render the gate checks: a kustomization, or all -f inputs.
@@ -19,7 +20,7 @@ type unit struct {
 	name      string
 	dir       string // the kustomization directory, for -k
 	resources []*yaml.RNode
-	placement []rules.Finding
+	placement []finding.Finding
 	// found is the Gate/Pin config of the top-level kustomization, if any.
 	found *config.Object
 	// injected: origin annotations were switched on by the gate.
@@ -27,7 +28,7 @@ type unit struct {
 	err      error
 	// apps holds the renders of the unit's Argo CD Applications' sources;
 	// source is set on a unit that is such a render (--apps-root, apps.go).
-	apps   []rules.AppSource
+	apps   []argo.AppSource
 	source *appSource
 }
 
@@ -64,7 +65,6 @@ func renderUnit(dir string, o *options) *unit {
 		EnableAlphaPlugins: o.enableAlphaPlugins,
 		EnableExec:         o.enableExec,
 		LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
-		RuleIDs:            rules.IDs(),
 	})
 	if err != nil {
 		u.err = err

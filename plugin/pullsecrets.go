@@ -52,7 +52,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -176,7 +176,7 @@ func podAuths(resources []*yaml.RNode, spec *config.Spec) ([]podAuth, map[string
 	seen := map[podAuth]bool{}
 	var pods []podAuth
 	renderSAs := map[string][]string{}
-	extra := rules.PodSpecPaths(spec)
+	extra := imagerules.PodSpecPaths(spec)
 	for _, obj := range resources {
 		ns := obj.GetNamespace()
 		if obj.GetKind() == "ServiceAccount" && obj.GetApiVersion() == "v1" {

@@ -12,11 +12,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
-	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/live"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // statusOptions are the flags of `status`.
@@ -101,15 +100,15 @@ func runStatus(ctx context.Context, args []string, s Streams, version string) in
 		exp.HasRender = true
 	}
 	res := live.Judge(snap, exp)
-	rep := &gate.Report{Findings: res.Findings, Resources: res.Managed}
+	rep := &finding.Report{Findings: res.Findings, Resources: res.Managed}
 	failOnWarning := o.failOn == "warning"
 	if o.output == "text" {
 		printGlance(s.Out, res, time.Since(began))
 	}
-	if err := report.Write(s.Out, rep, report.Options{Format: o.output, Color: s.OutIsTTY, FailOnWarning: failOnWarning, Version: version}); err != nil {
+	if err := report.Write(s.Out, rep, report.Options{Format: o.output, Color: s.OutIsTTY, FailOnWarning: failOnWarning, Version: version, Rules: reportRules()}); err != nil {
 		return fail(s.Err, err)
 	}
-	if rep.Verdict(failOnWarning) != gate.VerdictPass {
+	if rep.Verdict(failOnWarning) != finding.VerdictPass {
 		return ExitViolation
 	}
 	return ExitPass
@@ -148,7 +147,7 @@ func (o *statusOptions) validate(args []string) (string, *config.Spec, error) {
 		if !ok {
 			return "", nil, usageErr("--rule", "%q is not ID=error|warning|off", r)
 		}
-		if err := spec.SetRule(id, sev, rules.IDs()); err != nil {
+		if err := spec.SetRule(id, sev); err != nil {
 			return "", nil, &config.UsageError{Where: "--rule", Err: err}
 		}
 	}
@@ -168,7 +167,7 @@ func (o *statusOptions) expect(ctx context.Context, spec *config.Spec) (live.Exp
 		exp.Revision, exp.RevisionFrom = sha, "HEAD of --git "+o.gitDir
 	}
 	if o.kustomize != "" {
-		res, err := render.Kustomize(o.kustomize, render.Options{RuleIDs: rules.IDs()})
+		res, err := render.Kustomize(o.kustomize, render.Options{})
 		if err != nil {
 			return exp, err
 		}

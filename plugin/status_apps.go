@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // appsRender renders, from the checkout at root, every source of the live
@@ -27,12 +27,12 @@ func appsRender(obj *unstructured.Unstructured, root string, repoURLs []string) 
 	if err != nil {
 		return nil, "", fmt.Errorf("reading Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
-	name := rules.AppName(app)
+	name := argo.AppName(app)
 	remotes := checkoutURLs(root, repoURLs)
-	opts := render.Options{RuleIDs: rules.IDs()}
+	opts := render.Options{}
 	var out []*yaml.RNode
 	var from []string
-	for _, src := range rules.ArgoSources(app) {
+	for _, src := range argo.Sources(app) {
 		if !src.Manifests() {
 			continue
 		}

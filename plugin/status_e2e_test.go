@@ -14,7 +14,6 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/live/livetest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
 )
@@ -161,7 +160,7 @@ func TestE2EStatusAppsRoot(t *testing.T) {
 	}
 	renderOf := func(path string) []*yaml.RNode {
 		t.Helper()
-		res, err := render.RenderArgo(render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(path))}, render.Options{RuleIDs: rules.IDs()})
+		res, err := render.RenderArgo(render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(path))}, render.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

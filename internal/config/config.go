@@ -99,12 +99,12 @@ func (e *UsageError) Error() string { return e.Where + ": " + e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Load reads and decodes a config file strictly; see Decode.
-func Load(path string, ruleIDs []string) (*Object, error) {
+func Load(path string) (*Object, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &UsageError{Where: path, Err: fmt.Errorf("reading config: %w", err)}
 	}
-	obj, err := Decode(data, ruleIDs)
+	obj, err := Decode(data)
 	if err != nil {
 		return nil, &UsageError{Where: path, Err: err}
 	}
@@ -112,8 +112,8 @@ func Load(path string, ruleIDs []string) (*Object, error) {
 }
 
 // Decode parses a Gate or Pin object strictly, defaults and validates it
-// against the known rule ids.
-func Decode(data []byte, ruleIDs []string) (*Object, error) {
+// (spec.rules must name known rule ids).
+func Decode(data []byte) (*Object, error) {
 	unknown, err := unknownFields(data)
 	if err != nil {
 		return nil, fmt.Errorf("decoding gate config: %w", err)
@@ -132,7 +132,7 @@ func Decode(data []byte, ruleIDs []string) (*Object, error) {
 		return nil, fmt.Errorf("kind: %q is not %s or %s", obj.Kind, KindGate, KindPin)
 	}
 	obj.Spec.Default()
-	if err := obj.Spec.Validate(ruleIDs); err != nil {
+	if err := obj.Spec.Validate(); err != nil {
 		return nil, err
 	}
 	return &obj, nil
@@ -162,8 +162,10 @@ func (s *Spec) Default() {
 	}
 }
 
-// Validate checks values; an error names the field.
-func (s *Spec) Validate(ruleIDs []string) error {
+// Validate checks values; an error names the field. Rule ids are checked
+// against RuleIDs.
+func (s *Spec) Validate() error {
+	ruleIDs := RuleIDs()
 	var errs []error
 	if !slices.Contains([]string{DigestRequire, DigestVerify, DigestOff}, s.Images.Digest) {
 		errs = append(errs, fmt.Errorf("spec.images.digest: %q is not require, verify or off", s.Images.Digest))
@@ -195,12 +197,12 @@ func (s *Spec) Validate(ruleIDs []string) error {
 }
 
 // SetRule overrides one rule's severity, validating it as Validate would.
-func (s *Spec) SetRule(id, severity string, ruleIDs []string) error {
+func (s *Spec) SetRule(id, severity string) error {
 	if s.Rules == nil {
 		s.Rules = map[string]string{}
 	}
 	s.Rules[id] = severity
-	return s.Validate(ruleIDs)
+	return s.Validate()
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -5,10 +5,8 @@ import (
 	"testing"
 )
 
-var ids = []string{"image-digest", "render-empty"}
-
 func TestDecodeDefaults(t *testing.T) {
-	obj, err := Decode([]byte("apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata:\n  name: prod\n  annotations: {config.kubernetes.io/function: 'exec: {path: x}'}\n"), ids)
+	obj, err := Decode([]byte("apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata:\n  name: prod\n  annotations: {config.kubernetes.io/function: 'exec: {path: x}'}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +32,7 @@ func TestDecodeRejects(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Decode([]byte(c.doc), ids)
+			_, err := Decode([]byte(c.doc))
 			if err == nil || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("err = %v, want one saying %q", err, c.says)
 			}

@@ -6,9 +6,13 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
 )
 
 // Deps are the gate's outside parts, passed in.
@@ -30,18 +34,18 @@ type Options struct {
 	// DropTag writes repo@sha256:… instead of repo:tag@sha256:….
 	DropTag bool
 	// Placement holds gate-placement findings from the renderer.
-	Placement []rules.Finding
+	Placement []finding.Finding
 	// RequirePinnedBy enables the image-pinned-by rule.
 	RequirePinnedBy bool
 	// Apps holds the renders of Argo CD Applications' local sources.
-	Apps []rules.AppSource
+	Apps []argo.AppSource
 }
 
 // ErrNoResolver is returned when pinning or verify is asked without a Resolver.
 var ErrNoResolver = errors.New("registry look-ups are needed (pin or images.digest: verify) but no resolver was given")
 
 // Run checks resources and, with Options.Pin, pins them first.
-func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) (*Report, error) {
+func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) (*finding.Report, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = config.Default()
@@ -49,7 +53,7 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 	c := &rules.Context{
 		Resources:       resources,
 		Config:          cfg,
-		Counted:         Count(resources),
+		Counted:         manifest.Count(resources),
 		Placement:       opts.Placement,
 		Pinning:         opts.Pin,
 		RequirePinnedBy: opts.RequirePinnedBy,
@@ -66,39 +70,5 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 			return nil, err
 		}
 	}
-	return &Report{Findings: runRules(c), Resources: c.Counted}, nil
-}
-
-// Count returns how many resources count as rendered: local-config objects
-// and the gate's own config do not.
-func Count(resources []*yaml.RNode) int {
-	n := 0
-	for _, r := range resources {
-		if !rules.IsLocalConfig(r) {
-			n++
-		}
-	}
-	return n
-}
-
-// runRules runs every enabled rule and applies configured severities.
-func runRules(c *rules.Context) []rules.Finding {
-	var out []rules.Finding
-	for _, r := range rules.All() {
-		if r.Check == nil {
-			continue
-		}
-		sev := c.Config.Rules[r.ID]
-		if sev == "off" {
-			continue
-		}
-		for _, f := range r.Check(c) {
-			if sev != "" {
-				f.Severity = rules.Severity(sev)
-			}
-			f.Rule = r.ID
-			out = append(out, f)
-		}
-	}
-	return out
+	return &finding.Report{Findings: rules.Run(c, all.Rules()), Resources: c.Counted}, nil
 }

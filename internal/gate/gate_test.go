@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // mapResolver answers from a table; a reference it lacks gets no answer.
@@ -65,10 +66,10 @@ func TestPin(t *testing.T) {
 		t.Errorf("pinned render:\n%s", out)
 	}
 	// web could not pin envoy: no stamp; worker is fully pinned: stamped.
-	if nodes[0].GetAnnotations()[rules.AnnoPinned] != "" || nodes[1].GetAnnotations()[rules.AnnoPinned] != "v9" {
-		t.Errorf("stamps: web %q, worker %q", nodes[0].GetAnnotations()[rules.AnnoPinned], nodes[1].GetAnnotations()[rules.AnnoPinned])
+	if nodes[0].GetAnnotations()[manifest.AnnoPinned] != "" || nodes[1].GetAnnotations()[manifest.AnnoPinned] != "v9" {
+		t.Errorf("stamps: web %q, worker %q", nodes[0].GetAnnotations()[manifest.AnnoPinned], nodes[1].GetAnnotations()[manifest.AnnoPinned])
 	}
-	if !rep.NoVerdict() || rep.Verdict(false) != gate.VerdictNoVerdict {
+	if !rep.NoVerdict() || rep.Verdict(false) != finding.VerdictNoVerdict {
 		t.Fatalf("an image that could not be pinned must be no verdict: %+v", rep.Findings)
 	}
 	for _, f := range rep.Findings {

@@ -7,7 +7,8 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -67,7 +68,7 @@ func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolu
 	}
 	for obj, ok := range pinned {
 		if ok {
-			if !yamlpath.SetAnnotation(obj.YNode(), rules.AnnoPinned, version) {
+			if !yamlpath.SetAnnotation(obj.YNode(), manifest.AnnoPinned, version) {
 				return fmt.Errorf("stamping %s/%s: not an object", obj.GetKind(), obj.GetName())
 			}
 		}
@@ -76,14 +77,14 @@ func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolu
 }
 
 func forEachImage(resources []*yaml.RNode, cfg *config.Spec, fn func(*yaml.RNode, images.Container, images.Ref)) {
-	extra := rules.PodSpecPaths(cfg)
+	extra := imagerules.PodSpecPaths(cfg)
 	type parsed struct {
 		ref images.Ref
 		ok  bool
 	}
 	cache := map[string]parsed{} // 10,000 objects use a few hundred images
 	for _, obj := range resources {
-		if rules.IsLocalConfig(obj) {
+		if manifest.IsLocalConfig(obj) {
 			continue
 		}
 		for _, c := range images.Find(obj, extra) {

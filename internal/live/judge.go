@@ -7,8 +7,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 )
 
 // Expect is what the caller expects the app to run.
@@ -43,7 +44,7 @@ type Result struct {
 	Managed      int
 	ExpectedObjs int // -1 without a render
 	Unhealthy    []Unhealthy
-	Findings     []rules.Finding
+	Findings     []finding.Finding
 }
 
 // Unhealthy is a managed object live-health fired on.
@@ -60,24 +61,24 @@ func Judge(s *Snapshot, exp Expect) *Result {
 		cfg = config.Default()
 	}
 	r := &Result{App: s.App, Expect: exp, Managed: len(s.App.Resources), ExpectedObjs: -1}
-	appRef := &rules.ResourceRef{APIVersion: ApplicationGVK.GroupVersion().String(), Kind: "Application", Namespace: s.App.Namespace, Name: s.App.Name}
-	var fs []rules.Finding
+	appRef := &finding.ResourceRef{APIVersion: ApplicationGVK.GroupVersion().String(), Kind: "Application", Namespace: s.App.Namespace, Name: s.App.Name}
+	var fs []finding.Finding
 	fs = append(fs, r.judgeRevision(exp, appRef)...)
 	fs = append(fs, r.judgeImages(s, exp, cfg)...)
 	fs = append(fs, r.judgeCount(s, exp, appRef)...)
 	fs = append(fs, r.judgeHealth(s)...)
 	fs = append(fs, ignoreDifferences(s.AppObject, cfg)...)
-	r.Findings = applySeverities(fs, cfg)
+	r.Findings = finding.Configure(fs, cfg.Rules)
 	return r
 }
 
-func (r *Result) judgeImages(s *Snapshot, exp Expect, cfg *config.Spec) []rules.Finding {
+func (r *Result) judgeImages(s *Snapshot, exp Expect, cfg *config.Spec) []finding.Finding {
 	if exp.HasRender {
 		r.Expected, r.ImagesFrom = expectedFromRender(exp.Render, podSpecPaths(cfg)), "the render ("+exp.RenderFrom+")"
 	} else {
 		r.Expected, r.ImagesFrom = expectedFromSummary(s.App.SummaryImages, s.Objects), "status.summary.images"
 	}
-	var out []rules.Finding
+	var out []finding.Finding
 	for _, run := range s.running() {
 		matched := false
 		for i, e := range r.Expected {
@@ -88,28 +89,28 @@ func (r *Result) judgeImages(s *Snapshot, exp Expect, cfg *config.Spec) []rules.
 		}
 		if !matched {
 			r.Unexpected = append(r.Unexpected, run)
-			out = append(out, rules.Finding{Rule: "live-images", Severity: rules.SeverityError,
-				ResourceRef: &rules.ResourceRef{APIVersion: run.Workload.APIVersion(), Kind: run.Workload.Kind, Namespace: run.Workload.Namespace, Name: run.Workload.Name},
-				Field:       &rules.Field{Path: "image", CurrentValue: withDigest(run.Ref, run.Digest)},
+			out = append(out, finding.Finding{Rule: "live-images", Severity: finding.SeverityError,
+				ResourceRef: &finding.ResourceRef{APIVersion: run.Workload.APIVersion(), Kind: run.Workload.Kind, Namespace: run.Workload.Namespace, Name: run.Workload.Name},
+				Field:       &finding.Field{Path: "image", CurrentValue: withDigest(run.Ref, run.Digest)},
 				Message:     fmt.Sprintf("pod %s runs %s, which is not in %s", firstPods(run.Pods), withDigest(run.Ref, run.Digest), r.ImagesFrom)})
 		}
 	}
 	for _, e := range r.Expected {
 		if e.MustRun && len(e.Pods) == 0 {
-			out = append(out, rules.Finding{Rule: "live-images", Severity: rules.SeverityError,
-				ResourceRef: &rules.ResourceRef{APIVersion: ApplicationGVK.GroupVersion().String(), Kind: "Application", Namespace: s.App.Namespace, Name: s.App.Name},
-				Field:       &rules.Field{Path: "image", ProposedValue: e.Ref},
+			out = append(out, finding.Finding{Rule: "live-images", Severity: finding.SeverityError,
+				ResourceRef: &finding.ResourceRef{APIVersion: ApplicationGVK.GroupVersion().String(), Kind: "Application", Namespace: s.App.Namespace, Name: s.App.Name},
+				Field:       &finding.Field{Path: "image", ProposedValue: e.Ref},
 				Message:     fmt.Sprintf("%s is expected by %s but no pod of the app's workloads runs it", e.Ref, r.ImagesFrom)})
 		}
 	}
 	return out
 }
 
-func (r *Result) judgeCount(s *Snapshot, exp Expect, appRef *rules.ResourceRef) []rules.Finding {
-	var out []rules.Finding
-	finding := func(msg string, current, proposed any) {
-		out = append(out, rules.Finding{Rule: "live-resource-count", Severity: rules.SeverityError, ResourceRef: appRef,
-			Field: &rules.Field{Path: "status.resources", CurrentValue: current, ProposedValue: proposed}, Message: msg})
+func (r *Result) judgeCount(s *Snapshot, exp Expect, appRef *finding.ResourceRef) []finding.Finding {
+	var out []finding.Finding
+	add := func(msg string, current, proposed any) {
+		out = append(out, finding.Finding{Rule: "live-resource-count", Severity: finding.SeverityError, ResourceRef: appRef,
+			Field: &finding.Field{Path: "status.resources", CurrentValue: current, ProposedValue: proposed}, Message: msg})
 	}
 	if exp.HasRender {
 		r.ExpectedObjs = 0
@@ -121,48 +122,32 @@ func (r *Result) judgeCount(s *Snapshot, exp Expect, appRef *rules.ResourceRef) 
 	}
 	switch {
 	case r.Managed == 0:
-		finding("the Application manages 0 objects: an empty source syncs green and deploys nothing", 0, nil)
+		add("the Application manages 0 objects: an empty source syncs green and deploys nothing", 0, nil)
 	case r.ExpectedObjs >= 0 && r.Managed != r.ExpectedObjs:
-		finding(fmt.Sprintf("the Application manages %d object(s) but %s holds %d%s", r.Managed, exp.RenderFrom, r.ExpectedObjs, countDiff(s, exp.Render)), r.Managed, r.ExpectedObjs)
+		add(fmt.Sprintf("the Application manages %d object(s) but %s holds %d%s", r.Managed, exp.RenderFrom, r.ExpectedObjs, countDiff(s, exp.Render)), r.Managed, r.ExpectedObjs)
 	}
 	for _, o := range s.Objects {
 		if o.Live == nil {
-			out = append(out, rules.Finding{Rule: "live-resource-count", Severity: rules.SeverityError,
-				ResourceRef: &rules.ResourceRef{APIVersion: o.Ref.APIVersion(), Kind: o.Ref.Kind, Namespace: o.Ref.Namespace, Name: o.Ref.Name},
+			out = append(out, finding.Finding{Rule: "live-resource-count", Severity: finding.SeverityError,
+				ResourceRef: &finding.ResourceRef{APIVersion: o.Ref.APIVersion(), Kind: o.Ref.Kind, Namespace: o.Ref.Namespace, Name: o.Ref.Name},
 				Message:     "listed in the Application's status.resources but " + o.Ref.Kind + "/" + o.Ref.Name + " is " + o.Missing})
 		}
 	}
 	return out
 }
 
-func (r *Result) judgeHealth(s *Snapshot) []rules.Finding {
-	var out []rules.Finding
+func (r *Result) judgeHealth(s *Snapshot) []finding.Finding {
+	var out []finding.Finding
 	for _, o := range s.Objects {
 		if o.Live == nil {
 			continue
 		}
 		for _, p := range Health(o.Live) {
 			r.Unhealthy = append(r.Unhealthy, Unhealthy{Ref: o.Ref, Problem: p})
-			out = append(out, rules.Finding{Rule: "live-health", Severity: rules.SeverityError,
-				ResourceRef: &rules.ResourceRef{APIVersion: o.Ref.APIVersion(), Kind: o.Ref.Kind, Namespace: o.Ref.Namespace, Name: o.Ref.Name},
-				Field:       &rules.Field{Path: p.Path, CurrentValue: p.Value}, Message: p.Message})
+			out = append(out, finding.Finding{Rule: "live-health", Severity: finding.SeverityError,
+				ResourceRef: &finding.ResourceRef{APIVersion: o.Ref.APIVersion(), Kind: o.Ref.Kind, Namespace: o.Ref.Namespace, Name: o.Ref.Name},
+				Field:       &finding.Field{Path: p.Path, CurrentValue: p.Value}, Message: p.Message})
 		}
-	}
-	return out
-}
-
-// applySeverities applies configured severities; rules set to off go.
-func applySeverities(fs []rules.Finding, cfg *config.Spec) []rules.Finding {
-	out := fs[:0]
-	for _, f := range fs {
-		switch sev := cfg.Rules[f.Rule]; sev {
-		case "off":
-			continue
-		case "":
-		default:
-			f.Severity = rules.Severity(sev)
-		}
-		out = append(out, f)
 	}
 	return out
 }
@@ -171,7 +156,7 @@ func applySeverities(fs []rules.Finding, cfg *config.Spec) []rules.Finding {
 // the app: local config, the gate's config, and sync hooks.
 func isLocal(obj *yaml.RNode) bool {
 	a := obj.GetAnnotations()
-	return rules.IsLocalConfig(obj) || a["argocd.argoproj.io/hook"] != "" || a["helm.sh/hook"] != ""
+	return manifest.IsLocalConfig(obj) || a["argocd.argoproj.io/hook"] != "" || a["helm.sh/hook"] != ""
 }
 
 func podSpecPaths(cfg *config.Spec) []images.PodSpecPath {

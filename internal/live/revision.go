@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 )
 
 // judgeRevision runs live-revision: the synced commit must be the expected
 // one, and Argo CD must say Synced. status.sync.revision is the commit Argo
 // CD compared the cluster against, not proof it was applied: when a sync to
 // it failed, the revision is new and the status OutOfSync.
-func (r *Result) judgeRevision(exp Expect, appRef *rules.ResourceRef) []rules.Finding {
+func (r *Result) judgeRevision(exp Expect, appRef *finding.ResourceRef) []finding.Finding {
 	a := r.App
-	var out []rules.Finding
+	var out []finding.Finding
 	if a.SyncStatus != "" && a.SyncStatus != "Synced" {
-		out = append(out, rules.Finding{Rule: "live-revision", Severity: rules.SeverityError, ResourceRef: appRef,
-			Field:   &rules.Field{Path: "status.sync.status", CurrentValue: a.SyncStatus, ProposedValue: "Synced"},
+		out = append(out, finding.Finding{Rule: "live-revision", Severity: finding.SeverityError, ResourceRef: appRef,
+			Field:   &finding.Field{Path: "status.sync.status", CurrentValue: a.SyncStatus, ProposedValue: "Synced"},
 			Message: fmt.Sprintf("Argo CD reports %s against %s: the cluster does not run that commit as git holds it", a.SyncStatus, revisions(a))})
 	}
 	if exp.Revision == "" {
@@ -36,8 +36,8 @@ func (r *Result) judgeRevision(exp Expect, appRef *rules.ResourceRef) []rules.Fi
 	if len(a.Revisions) > 0 {
 		current = strings.Join(a.Revisions, ",")
 	}
-	return append(out, rules.Finding{Rule: "live-revision", Severity: rules.SeverityError, ResourceRef: appRef,
-		Field:   &rules.Field{Path: path, CurrentValue: current, ProposedValue: exp.Revision},
+	return append(out, finding.Finding{Rule: "live-revision", Severity: finding.SeverityError, ResourceRef: appRef,
+		Field:   &finding.Field{Path: path, CurrentValue: current, ProposedValue: exp.Revision},
 		Message: fmt.Sprintf("synced at %s, but the expected commit is %s (%s): the green light is not for this commit", revisions(a), exp.Revision, exp.RevisionFrom)})
 }
 

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -21,7 +21,7 @@ const Stdin = "-"
 
 // ReaderAnnotations are the annotations the readers set; printers remove
 // them.
-var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, rules.AnnoImageSources}
+var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, manifest.AnnoImageSources}
 
 // Files reads rendered manifests from files, directories (their .yaml, .yml
 // and .json files; subdirectories with recursive) and "-" for stdin. Each

@@ -22,7 +22,6 @@ type gateFS struct {
 	filesys.FileSystem
 	top      string // absolute top-level directory
 	display  string // the directory as the user wrote it
-	ruleIDs  []string
 	found    []Found
 	seen     map[string]bool
 	injected bool
@@ -132,7 +131,7 @@ func (g *gateFS) loadEntry(dir, entry string) (*config.Object, error) {
 	if err != nil || n.GetApiVersion() != config.APIVersion {
 		return nil, nil
 	}
-	obj, err := config.Decode([]byte(text), g.ruleIDs)
+	obj, err := config.Decode([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", entry, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 )
 
 // Options configure the in-process kustomize render, as kustomize's flags do.
@@ -20,8 +20,6 @@ type Options struct {
 	EnableExec         bool
 	// LoadRestrictorNone is --load-restrictor LoadRestrictionsNone.
 	LoadRestrictorNone bool
-	// RuleIDs validate Gate/Pin configs found in kustomizations.
-	RuleIDs []string
 	// EditTop, when set, edits the top-level kustomization before the
 	// build, as `kustomize edit` would (Argo CD's spec.source.kustomize).
 	EditTop func(kustomization *yaml.RNode) error
@@ -40,7 +38,7 @@ type Result struct {
 	Dir       string
 	Resources []*yaml.RNode
 	// Placement holds gate-placement findings.
-	Placement []rules.Finding
+	Placement []finding.Finding
 	// Found lists the Gate and Pin configs the kustomization tree holds.
 	Found []Found
 	// Injected is true when the origin annotations were switched on by the
@@ -72,7 +70,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", dir, err)
 	}
-	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, ruleIDs: opts.RuleIDs, seen: map[string]bool{}, edit: opts.EditTop}
+	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
 	if fs.err != nil {
@@ -103,23 +101,23 @@ func krustyOptions(o Options) *krusty.Options {
 }
 
 // placement turns misplaced Gate/Pin entries into gate-placement findings.
-func placement(found []Found) []rules.Finding {
-	var out []rules.Finding
+func placement(found []Found) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range found {
-		ref := &rules.ResourceRef{APIVersion: f.Object.APIVersion, Kind: f.Object.Kind, Name: f.Object.Metadata.Name}
-		file := &rules.File{Path: f.Kustomization}
+		ref := &finding.ResourceRef{APIVersion: f.Object.APIVersion, Kind: f.Object.Kind, Name: f.Object.Metadata.Name}
+		file := &finding.File{Path: f.Kustomization}
 		switch {
 		case f.Object.Kind == config.KindGate && f.Field == "transformers":
-			out = append(out, rules.Finding{Rule: "gate-placement", Severity: rules.SeverityError, ResourceRef: ref, File: file,
-				Field:   &rules.Field{Path: "transformers"},
+			out = append(out, finding.Finding{Rule: "gate-placement", Severity: finding.SeverityError, ResourceRef: ref, File: file,
+				Field:   &finding.Field{Path: "transformers"},
 				Message: "a Gate is listed under transformers: in " + f.Kustomization + "; a Gate emits no items, so as a transformer it deletes every resource (kustomize build exits 0 with empty output). List it under validators:"})
 		case f.Object.Kind == config.KindPin && f.Field == "validators":
-			out = append(out, rules.Finding{Rule: "gate-placement", Severity: rules.SeverityError, ResourceRef: ref, File: file,
-				Field:   &rules.Field{Path: "validators"},
+			out = append(out, finding.Finding{Rule: "gate-placement", Severity: finding.SeverityError, ResourceRef: ref, File: file,
+				Field:   &finding.Field{Path: "validators"},
 				Message: "a Pin is listed under validators: in " + f.Kustomization + "; kustomize rejects a validator that modifies resources. List it as the last entry under transformers:"})
 		case !f.TopLevel:
-			out = append(out, rules.Finding{Rule: "gate-placement", Severity: rules.SeverityWarning, ResourceRef: ref, File: file,
-				Field:   &rules.Field{Path: f.Field},
+			out = append(out, finding.Finding{Rule: "gate-placement", Severity: finding.SeverityWarning, ResourceRef: ref, File: file,
+				Field:   &finding.Field{Path: f.Field},
 				Message: "a " + f.Object.Kind + " sits in " + f.Kustomization + ", not in the top-level kustomization: it sees that kustomization's output, not the overlay's changes that are applied"})
 		}
 	}

@@ -7,7 +7,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -40,7 +41,7 @@ func TestPlacement(t *testing.T) {
 	cases := []struct {
 		name     string
 		files    map[string]string
-		severity rules.Severity
+		severity finding.Severity
 		says     string
 		config   string // kind of the config picked for the top level, if any
 	}{
@@ -51,12 +52,12 @@ func TestPlacement(t *testing.T) {
 		{"inline gate", with(map[string]string{
 			"prod/kustomization.yaml": "resources: [../base]\nvalidators:\n- |\n  " + strings.ReplaceAll(gateYAML, "\n", "\n  ") + "\n"}), "", "", "Gate"},
 		{"gate under transformers deletes everything", with(map[string]string{
-			"prod/kustomization.yaml": "resources: [../base]\ntransformers: [gate.yaml]\n", "prod/gate.yaml": gateYAML}), rules.SeverityError, "under transformers:", ""},
+			"prod/kustomization.yaml": "resources: [../base]\ntransformers: [gate.yaml]\n", "prod/gate.yaml": gateYAML}), finding.SeverityError, "under transformers:", ""},
 		{"pin under validators is rejected", with(map[string]string{
-			"prod/kustomization.yaml": "resources: [../base]\nvalidators: [pin.yaml]\n", "prod/pin.yaml": pinYAML}), rules.SeverityError, "under validators:", ""},
+			"prod/kustomization.yaml": "resources: [../base]\nvalidators: [pin.yaml]\n", "prod/pin.yaml": pinYAML}), finding.SeverityError, "under validators:", ""},
 		{"gate in a base sees the base", map[string]string{
 			"base/kustomization.yaml": "resources: [cm.yaml]\nvalidators: [gate.yaml]\n", "base/gate.yaml": gateYAML, "base/cm.yaml": baseFiles["base/cm.yaml"],
-			"prod/kustomization.yaml": "resources: [../base]\n"}, rules.SeverityWarning, "not in the top-level kustomization", ""},
+			"prod/kustomization.yaml": "resources: [../base]\n"}, finding.SeverityWarning, "not in the top-level kustomization", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,7 +88,7 @@ func TestBadGateConfigInKustomization(t *testing.T) {
 		"prod/kustomization.yaml": "resources: [../base]\nvalidators: [gate.yaml]\n",
 		"prod/gate.yaml":          "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec:\n  rules: {image-digset: off}\n",
 	}))
-	_, err := Kustomize(filepath.Join(dir, "prod"), Options{RuleIDs: []string{"image-digest"}})
+	_, err := Kustomize(filepath.Join(dir, "prod"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "image-digset") || !strings.Contains(err.Error(), "gate.yaml") {
 		t.Fatalf("err = %v, want one naming the file and the rule", err)
 	}
@@ -104,10 +105,10 @@ func TestOriginNamesSourceFilesAndIsStripped(t *testing.T) {
 	for _, r := range res.Resources {
 		if r.GetName() == "worker" {
 			worker = r.MustString()
-			if f := rules.SourceFile(r); f == nil || f.Path != "examples/base/worker.yaml" {
+			if f := manifest.SourceFile(r); f == nil || f.Path != "examples/base/worker.yaml" {
 				t.Errorf("source file = %+v, want examples/base/worker.yaml", f)
 			}
-			if k := rules.ImageSetBy(r, "ghcr.io/example-shop/worker"); k != "examples/overlays/prod-retag/kustomization.yaml" {
+			if k := manifest.ImageSetBy(r, "ghcr.io/example-shop/worker"); k != "examples/overlays/prod-retag/kustomization.yaml" {
 				t.Errorf("worker image set by %q", k)
 			}
 		}
@@ -122,7 +123,7 @@ func TestOriginNamesSourceFilesAndIsStripped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range staging.Resources {
-		web, worker := rules.ImageSetBy(r, "ghcr.io/example-shop/web"), rules.ImageSetBy(r, "ghcr.io/example-shop/worker")
+		web, worker := manifest.ImageSetBy(r, "ghcr.io/example-shop/web"), manifest.ImageSetBy(r, "ghcr.io/example-shop/worker")
 		if worker != "" || (r.GetName() == "web" && r.GetKind() == "Deployment" && web != "examples/overlays/staging/kustomization.yaml") {
 			t.Errorf("%s: web set by %q, worker by %q", r.GetName(), web, worker)
 		}
@@ -162,7 +163,7 @@ func TestFiles(t *testing.T) {
 	if err != nil || len(deep) != 4 {
 		t.Fatalf("recursive: %d objects, %v", len(deep), err)
 	}
-	if f := rules.SourceFile(flat[2]); f == nil || !strings.HasSuffix(f.Path, "b.json") {
+	if f := manifest.SourceFile(flat[2]); f == nil || !strings.HasSuffix(f.Path, "b.json") {
 		t.Errorf("source of the secret = %+v", f)
 	}
 	bad := tree(t, map[string]string{"x.yaml": "kind: [\n"})

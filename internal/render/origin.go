@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -16,11 +16,11 @@ import (
 func relativize(resources []*yaml.RNode, abs, display string) {
 	for _, r := range resources {
 		annos := r.GetAnnotations()
-		if o := annos[rules.AnnoOrigin]; o != "" {
-			annos[rules.AnnoOrigin] = rewritePaths(o, display, "path", "configuredIn")
+		if o := annos[manifest.AnnoOrigin]; o != "" {
+			annos[manifest.AnnoOrigin] = rewritePaths(o, display, "path", "configuredIn")
 		}
-		if t := annos[rules.AnnoTransformations]; t != "" {
-			annos[rules.AnnoTransformations] = rewritePaths(t, display, "configuredIn")
+		if t := annos[manifest.AnnoTransformations]; t != "" {
+			annos[manifest.AnnoTransformations] = rewritePaths(t, display, "configuredIn")
 		}
 		_ = r.SetAnnotations(annos)
 	}
@@ -52,7 +52,7 @@ func rewritePaths(text, display string, keys ...string) string {
 
 // annotateImageSources records, per image repository of a resource, the
 // kustomization whose images: entry set it (the last one applied), as the
-// rules.AnnoImageSources annotation. kustomize's transformer annotation
+// manifest.AnnoImageSources annotation. kustomize's transformer annotation
 // lists every ImageTagTransformer that ran over a resource, not which one
 // changed which image, so the entries themselves are matched.
 func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]string) {
@@ -61,7 +61,7 @@ func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]strin
 	}
 	for _, r := range resources {
 		sources := map[string]string{}
-		for _, kust := range rules.TransformersOf(r, "ImageTagTransformer") {
+		for _, kust := range manifest.TransformersOf(r, "ImageTagTransformer") {
 			for _, repo := range kustImages[kust] {
 				sources[repo] = kust
 			}
@@ -71,7 +71,7 @@ func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]strin
 		}
 		b, err := json.Marshal(sources)
 		if err == nil {
-			yamlpath.SetAnnotation(r.YNode(), rules.AnnoImageSources, string(b))
+			yamlpath.SetAnnotation(r.YNode(), manifest.AnnoImageSources, string(b))
 		}
 	}
 }
@@ -80,7 +80,7 @@ func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]strin
 // printed output equals what kustomize would print.
 func StripBuildAnnotations(resources []*yaml.RNode) {
 	for _, r := range resources {
-		for _, a := range []string{rules.AnnoOrigin, rules.AnnoTransformations, rules.AnnoImageSources} {
+		for _, a := range []string{manifest.AnnoOrigin, manifest.AnnoTransformations, manifest.AnnoImageSources} {
 			yamlpath.DeleteAnnotation(r.YNode(), a)
 		}
 	}

@@ -7,13 +7,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 )
 
 func writeGitHub(w io.Writer, doc Document) error {
 	for _, f := range doc.Results {
 		cmd := "error"
-		if f.Severity != rules.SeverityError {
+		if f.Severity != finding.SeverityError {
 			cmd = "warning"
 		}
 		var props []string
@@ -55,7 +55,7 @@ type junitFailure struct {
 
 // writeJUnit writes one testcase per (rule, resource) that has findings,
 // and one passing testcase per rule without findings.
-func writeJUnit(w io.Writer, doc Document) error {
+func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	suite := junitSuite{Name: "kubectl-gate"}
 	index := map[string]int{}
 	for _, f := range doc.Results {
@@ -76,7 +76,7 @@ func writeJUnit(w io.Writer, doc Document) error {
 	for _, f := range doc.Results {
 		fired[f.Rule] = true
 	}
-	for _, r := range rules.All() {
+	for _, r := range rules {
 		if !fired[r.ID] {
 			suite.Cases = append(suite.Cases, junitCase{Name: r.ID, Classname: r.ID})
 		}
@@ -96,12 +96,12 @@ func writeJUnit(w io.Writer, doc Document) error {
 }
 
 // writeSARIF writes SARIF 2.1.0 with one rule per rule id.
-func writeSARIF(w io.Writer, doc Document, version string) error {
+func writeSARIF(w io.Writer, doc Document, version string, rules []Rule) error {
 	type msg struct {
 		Text string `json:"text"`
 	}
 	var sarifRules []map[string]any
-	for _, r := range rules.All() {
+	for _, r := range rules {
 		sarifRules = append(sarifRules, map[string]any{
 			"id": r.ID, "shortDescription": msg{r.Doc},
 			"defaultConfiguration": map[string]string{"level": level(r.Default)},
@@ -130,11 +130,11 @@ func writeSARIF(w io.Writer, doc Document, version string) error {
 	return enc.Encode(out)
 }
 
-func level(s rules.Severity) string {
+func level(s finding.Severity) string {
 	switch s {
-	case rules.SeverityError:
+	case finding.SeverityError:
 		return "error"
-	case rules.SeverityWarning:
+	case finding.SeverityWarning:
 		return "warning"
 	}
 	return "note"

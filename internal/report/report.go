@@ -7,10 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	sigsyaml "sigs.k8s.io/yaml"
-
-	"github.com/kubectl-gate/kubectl-gate/internal/gate"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // Formats lists the output formats.
@@ -22,12 +20,22 @@ type Options struct {
 	Color         bool
 	FailOnWarning bool
 	Version       string
+	// Rules describes every rule of the gate: SARIF lists them as the
+	// tool's rules, JUnit as a passing test case each when it did not fire.
+	Rules []Rule
+}
+
+// Rule is what the printers say about a rule.
+type Rule struct {
+	ID      string
+	Default finding.Severity
+	Doc     string
 }
 
 // Document is the json/yaml output shape (SPEC §8).
 type Document struct {
-	Results []rules.Finding `json:"results"`
-	Summary Summary         `json:"summary"`
+	Results []finding.Finding `json:"results"`
+	Summary Summary           `json:"summary"`
 	// Failures lists what could not be evaluated (verdict no-verdict).
 	Failures []string `json:"failures,omitempty"`
 }
@@ -41,20 +49,20 @@ type Summary struct {
 }
 
 // Summarize returns the summary of a report.
-func Summarize(r *gate.Report, failOnWarning bool) Summary {
+func Summarize(r *finding.Report, failOnWarning bool) Summary {
 	return Summary{
 		Resources: r.Resources,
-		Errors:    r.Count(rules.SeverityError),
-		Warnings:  r.Count(rules.SeverityWarning),
+		Errors:    r.Count(finding.SeverityError),
+		Warnings:  r.Count(finding.SeverityWarning),
 		Verdict:   r.Verdict(failOnWarning),
 	}
 }
 
 // Write prints a report in the chosen format.
-func Write(w io.Writer, r *gate.Report, o Options) error {
+func Write(w io.Writer, r *finding.Report, o Options) error {
 	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning), Failures: r.Failures}
 	if doc.Results == nil {
-		doc.Results = []rules.Finding{}
+		doc.Results = []finding.Finding{}
 	}
 	switch o.Format {
 	case "", "text":
@@ -71,9 +79,9 @@ func Write(w io.Writer, r *gate.Report, o Options) error {
 		_, err = w.Write(b)
 		return err
 	case "sarif":
-		return writeSARIF(w, doc, o.Version)
+		return writeSARIF(w, doc, o.Version, o.Rules)
 	case "junit":
-		return writeJUnit(w, doc)
+		return writeJUnit(w, doc, o.Rules)
 	case "github":
 		return writeGitHub(w, doc)
 	}
@@ -85,7 +93,7 @@ func ValidFormat(f string) bool { return slices.Contains(Formats, f) }
 
 // Line is the one-line human form of a finding, used by text output and the
 // KRM function's stderr.
-func Line(f rules.Finding) string {
+func Line(f finding.Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]", strings.ToUpper(string(f.Severity)), f.Rule)
 	if f.ResourceRef != nil {
@@ -110,7 +118,7 @@ func writeText(w io.Writer, doc Document, color bool) error {
 	}
 	for _, f := range doc.Results {
 		code := "33"
-		if f.Severity == rules.SeverityError {
+		if f.Severity == finding.SeverityError {
 			code = "31"
 		}
 		if _, err := fmt.Fprintln(w, paint(code, Line(f))); err != nil {
@@ -123,7 +131,7 @@ func writeText(w io.Writer, doc Document, color bool) error {
 		}
 	}
 	s := doc.Summary
-	code := map[string]string{gate.VerdictPass: "32", gate.VerdictFail: "31", gate.VerdictNoVerdict: "35"}[s.Verdict]
+	code := map[string]string{finding.VerdictPass: "32", finding.VerdictFail: "31", finding.VerdictNoVerdict: "35"}[s.Verdict]
 	_, err := fmt.Fprintf(w, "%s: %d resource(s), %d error(s), %d warning(s)\n",
 		paint(code, strings.ToUpper(s.Verdict)), s.Resources, s.Errors, s.Warnings)
 	return err

@@ -7,24 +7,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/gate"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 )
 
-func sample() *gate.Report {
-	return &gate.Report{Resources: 3, Findings: []rules.Finding{
-		{Rule: "image-digest", Severity: rules.SeverityError, Message: "image \"a:1\" is not pinned, 100%",
-			ResourceRef: &rules.ResourceRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Namespace: "prod"},
-			Field:       &rules.Field{Path: "spec.template.spec.containers[0].image", CurrentValue: "a:1"},
-			File:        &rules.File{Path: "overlays/prod/kustomization.yaml"}},
-		{Rule: "rollout-single-writer", Severity: rules.SeverityWarning, Message: "two writers"},
+// testRules stand for the gate's rule list, which the plugin passes in.
+var testRules = []Rule{
+	{ID: "image-digest", Default: finding.SeverityError, Doc: "an image has no digest"},
+	{ID: "render-empty", Default: finding.SeverityError, Doc: "the render is empty"},
+	{ID: "rollout-single-writer", Default: finding.SeverityWarning, Doc: "two writers at once"},
+}
+
+func sample() *finding.Report {
+	return &finding.Report{Resources: 3, Findings: []finding.Finding{
+		{Rule: "image-digest", Severity: finding.SeverityError, Message: "image \"a:1\" is not pinned, 100%",
+			ResourceRef: &finding.ResourceRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Namespace: "prod"},
+			Field:       &finding.Field{Path: "spec.template.spec.containers[0].image", CurrentValue: "a:1"},
+			File:        &finding.File{Path: "overlays/prod/kustomization.yaml"}},
+		{Rule: "rollout-single-writer", Severity: finding.SeverityWarning, Message: "two writers"},
 	}}
 }
 
-func write(t *testing.T, format string, r *gate.Report) string {
+func write(t *testing.T, format string, r *finding.Report) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, r, Options{Format: format}); err != nil {
+	if err := Write(&b, r, Options{Format: format, Rules: testRules}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -48,7 +54,7 @@ func TestFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(write(t, "sarif", sample())), &sarif); err != nil {
 		t.Fatal(err)
 	}
-	if sarif.Version != "2.1.0" || len(sarif.Runs[0].Tool.Driver.Rules) != len(rules.All()) ||
+	if sarif.Version != "2.1.0" || len(sarif.Runs[0].Tool.Driver.Rules) != len(testRules) ||
 		sarif.Runs[0].Results[0].RuleID != "image-digest" || sarif.Runs[0].Results[1].Level != "warning" {
 		t.Errorf("sarif = %+v", sarif)
 	}
@@ -59,7 +65,7 @@ func TestFormats(t *testing.T) {
 	if err := xml.Unmarshal([]byte(write(t, "junit", sample())), &suite); err != nil {
 		t.Fatal(err)
 	}
-	if suite.Failures != 2 || suite.Tests != len(rules.All())-2+2 {
+	if suite.Failures != 2 || suite.Tests != len(testRules)-2+2 {
 		t.Errorf("junit = %+v", suite)
 	}
 	gh := write(t, "github", sample())
@@ -80,11 +86,11 @@ func TestFormats(t *testing.T) {
 }
 
 func TestVerdicts(t *testing.T) {
-	warnOnly := &gate.Report{Findings: []rules.Finding{{Rule: "x", Severity: rules.SeverityWarning}}}
+	warnOnly := &finding.Report{Findings: []finding.Finding{{Rule: "x", Severity: finding.SeverityWarning}}}
 	if Summarize(warnOnly, false).Verdict != "pass" || Summarize(warnOnly, true).Verdict != "fail" {
 		t.Error("--fail-on warning not honored")
 	}
-	failed := &gate.Report{Failures: []string{"rendering x: boom"}}
+	failed := &finding.Report{Failures: []string{"rendering x: boom"}}
 	if s := Summarize(failed, false); s.Verdict != "no-verdict" {
 		t.Errorf("a failure gave verdict %q", s.Verdict)
 	}

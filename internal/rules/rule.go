@@ -1,59 +1,56 @@
 package rules
 
 import (
-	"sort"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 )
 
-// Severity is how much a finding matters. Only SeverityError stops a deploy
-// by default; `--fail-on warning` makes warnings stop it too.
-type Severity string
-
-// Severities, as they appear in output and in the KRM result shape.
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-	SeverityInfo    Severity = "info"
-)
-
-// Finding is one thing a rule found. It is data, never an error: an error
-// means the gate could not evaluate.
-type Finding struct {
-	Rule        string       `json:"rule"`
-	Severity    Severity     `json:"severity"`
-	Message     string       `json:"message"`
-	ResourceRef *ResourceRef `json:"resourceRef,omitempty"`
-	Field       *Field       `json:"field,omitempty"`
-	File        *File        `json:"file,omitempty"`
-	// NoVerdict marks a finding that means the gate could not finish
-	// (image-resolve): the plugin exits 3 for it, before 1.
-	NoVerdict bool `json:"-"`
+// Rule is one check. Check returns findings at the rule's default severity;
+// Run applies the configured severity and drops findings of rules that are
+// off. A rule whose Check is nil is judged elsewhere (the live rules of
+// `kubectl gate status`): it is registered so config, output and docs know
+// its id.
+type Rule struct {
+	ID      string
+	Default finding.Severity
+	// Doc says when the rule fires, in one line (--help, SARIF, README).
+	Doc string
+	// Outage is the outage it prevents, in one line (README).
+	Outage string
+	Family string
+	Check  func(*Context) []finding.Finding
+	// Mutation says in a few words what selftest changes to make this rule
+	// fire; Mutants are those changes.
+	Mutation string
+	Mutants  []Mutant
 }
 
-// ResourceRef names the object a finding is about.
-type ResourceRef struct {
-	APIVersion string `json:"apiVersion,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	Name       string `json:"name,omitempty"`
-	Namespace  string `json:"namespace,omitempty"`
+// Families, in the order rules are listed.
+var Families = []string{"render", "images", "rollouts", "argocd", "live"}
+
+// Mutant changes a copy of a passing input so that its rule must fire.
+// Apply edits s in place and returns false when the input holds nothing to
+// mutate (no digest to replace, no Rollout to break); selftest then reports
+// the row as "not applicable".
+type Mutant struct {
+	Name  string
+	Apply func(s *Subject) bool
+	// NeedsApps marks a mutant that changes the renders of Applications'
+	// sources: selftest runs it only when they were rendered (--apps-root).
+	NeedsApps bool
 }
 
-// Field names the field a finding is about, with its value and, where the
-// gate knows one, the value it proposes.
-type Field struct {
-	Path          string `json:"path"`
-	CurrentValue  any    `json:"currentValue,omitempty"`
-	ProposedValue any    `json:"proposedValue,omitempty"`
-}
-
-// File names the source file that produced the value, where known.
-type File struct {
-	Path  string `json:"path"`
-	Index int    `json:"index,omitempty"`
+// Subject is what a Mutant may change: a copy of the resources, of the
+// configuration and of the Applications' source renders.
+type Subject struct {
+	Resources []*yaml.RNode
+	Config    *config.Spec
+	Apps      []argo.AppSource
 }
 
 // Context is what a rule's Check sees: the rendered resources and the
@@ -65,7 +62,7 @@ type Context struct {
 	// config and the gate's own config excluded).
 	Counted int
 	// Placement holds the gate-placement problems the renderer saw.
-	Placement []Finding
+	Placement []finding.Finding
 	// Resolutions holds registry answers by reference; nil when the gate
 	// ran without a resolver (digest: require).
 	Resolutions map[string]images.Resolution
@@ -75,98 +72,60 @@ type Context struct {
 	RequirePinnedBy bool
 	// Apps holds, for each Argo CD Application of the input whose source
 	// was rendered (--apps-root), that render.
-	Apps []AppSource
+	Apps []argo.AppSource
 
-	index *Index
+	index *manifest.Index
 	cache map[string]any
 }
 
 // Index returns the resources indexed by kind, namespace and name.
-func (c *Context) Index() *Index {
+func (c *Context) Index() *manifest.Index {
 	if c.index == nil {
-		c.index = NewIndex(c.Resources)
+		c.index = manifest.NewIndex(c.Resources)
 	}
 	return c.index
 }
 
-// AppSource is an Argo CD Application with the render of one of its local
-// sources.
-type AppSource struct {
-	// App is the Application object from the input.
-	App *yaml.RNode
-	// Index is the source's index in spec.sources, or -1 for spec.source.
-	Index int
-	// Path is the source directory that was rendered.
-	Path string
-	// Resources is the source's render; Err is set when it could not be
-	// rendered, Skipped when the gate does not render that kind of source
-	// (Helm, a remote repository) and says why.
-	Resources []*yaml.RNode
-	Err       error
-	Skipped   string
+// Memo returns the value cached under key for this run, computing it once:
+// rules that need a whole-render view (which Rollouts name which Service,
+// every image of the render) build it once, not once per rule or object.
+func Memo[T any](c *Context, key string, build func() T) T {
+	if v, ok := c.cache[key]; ok {
+		return v.(T)
+	}
+	if c.cache == nil {
+		c.cache = map[string]any{}
+	}
+	v := build()
+	c.cache[key] = v
+	return v
 }
 
-// Rule is one check. Check returns findings at the rule's default severity;
-// the engine applies the configured severity and drops findings of rules that
-// are off.
-type Rule struct {
-	ID       string
-	Default  Severity
-	Doc      string
-	Outage   string // the outage it prevents, one line (README)
-	Family   string
-	Check    func(*Context) []Finding
-	Mutation string // what selftest changes to make this rule fire
-}
-
-// registry holds every rule by id. A family adds its list here.
-var registry = byID(renderRules, imageRules, rolloutRules, argocdRules, liveRules)
-
-// byID indexes rule lists; it panics on a duplicate id, a programming error
-// that every test run catches.
-func byID(families ...[]Rule) map[string]Rule {
-	m := map[string]Rule{}
-	for _, fam := range families {
-		for _, r := range fam {
-			if _, dup := m[r.ID]; dup {
-				panic("rules: duplicate rule id " + r.ID)
-			}
-			m[r.ID] = r
+// Run runs every rule with a Check that the configuration does not turn
+// off, stamps each finding with its rule's id and applies the configured
+// severities (finding.Configure, the one place they are applied).
+func Run(c *Context, all []Rule) []finding.Finding {
+	var out []finding.Finding
+	for _, r := range all {
+		if r.Check == nil || c.Config.Rules[r.ID] == finding.Off {
+			continue
+		}
+		for _, f := range r.Check(c) {
+			f.Rule = r.ID
+			out = append(out, f)
 		}
 	}
-	return m
+	return finding.Configure(out, c.Config.Rules)
 }
 
-// All returns every rule, sorted by family order then id.
-func All() []Rule {
-	out := make([]Rule, 0, len(registry))
-	for _, r := range registry {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		fi, fj := familyOrder[out[i].Family], familyOrder[out[j].Family]
-		if fi != fj {
-			return fi < fj
+// OnResources makes a Mutant's Apply from an edit of the resources: edit
+// returns the mutated resources, or false when it does not apply.
+func OnResources(edit func(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool)) func(*Subject) bool {
+	return func(s *Subject) bool {
+		out, ok := edit(s.Resources, s.Config)
+		if ok {
+			s.Resources = out
 		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
-
-var familyOrder = map[string]int{"render": 0, "images": 1, "rollouts": 2, "argocd": 3, "live": 4}
-
-// Lookup returns the rule with the given id.
-func Lookup(id string) (Rule, bool) {
-	r, ok := registry[id]
-	return r, ok
-}
-
-// IDs returns every registered rule id.
-func IDs() []string {
-	all := All()
-	ids := make([]string, len(all))
-	for i, r := range all {
-		ids[i] = r.ID
+		return ok
 	}
-	return ids
 }

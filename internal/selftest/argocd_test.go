@@ -8,9 +8,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 func read(t *testing.T, text string) []*yaml.RNode {
@@ -33,42 +34,6 @@ spec:
     - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}
 `
 
-const argocdCM = `
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: argocd-cm, namespace: argocd}
-data:
-  resource.customizations.ignoreDifferences.apps_Deployment: |
-    jsonPointers: [/spec/replicas]
-`
-
-func TestWidenIgnoreDifferences(t *testing.T) {
-	cases := []struct {
-		name, input string
-		applies     bool
-	}{
-		{"an Application's pointer", shopApp, true},
-		{"an Application without entries gets one", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec: {}\n", true},
-		{"argocd-cm", argocdCM, true},
-		{"nothing of Argo CD", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := read(t, c.input)
-			if got := rules.IgnoreDifferences(in[0], config.Default()); len(got) != 0 {
-				t.Fatalf("the baseline fires: %v", got)
-			}
-			out, ok := widenIgnoreDifferences(in, config.Default())
-			if ok != c.applies {
-				t.Fatalf("applies = %v, want %v", ok, c.applies)
-			}
-			if ok && len(rules.IgnoreDifferences(out[0], config.Default())) == 0 {
-				t.Errorf("the widened entry does not fire:\n%s", out[0].MustString())
-			}
-		})
-	}
-}
-
 // RunApps catches a moved destination and an emptied source on a passing
 // baseline, and says n/a where no source was rendered.
 func TestRunApps(t *testing.T) {
@@ -81,17 +46,17 @@ func TestRunApps(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		apps func(app *yaml.RNode) []rules.AppSource
+		apps func(app *yaml.RNode) []argo.AppSource
 		want string
 	}{
-		{"explicit namespace: the destination moves", func(app *yaml.RNode) []rules.AppSource {
-			return []rules.AppSource{{App: app, Index: -1, Path: "overlays/prod", Resources: render("shop-prod")}}
+		{"explicit namespace: the destination moves", func(app *yaml.RNode) []argo.AppSource {
+			return []argo.AppSource{{App: app, Index: -1, Path: "overlays/prod", Resources: render("shop-prod")}}
 		}, "fail"},
-		{"objects follow the destination: it is removed", func(app *yaml.RNode) []rules.AppSource {
-			return []rules.AppSource{{App: app, Index: -1, Path: "overlays/prod", Resources: render("")}}
+		{"objects follow the destination: it is removed", func(app *yaml.RNode) []argo.AppSource {
+			return []argo.AppSource{{App: app, Index: -1, Path: "overlays/prod", Resources: render("")}}
 		}, "fail"},
-		{"no rendered source", func(app *yaml.RNode) []rules.AppSource {
-			return []rules.AppSource{{App: app, Index: -1, Skipped: "Helm"}}
+		{"no rendered source", func(app *yaml.RNode) []argo.AppSource {
+			return []argo.AppSource{{App: app, Index: -1, Skipped: "Helm"}}
 		}, "n/a"},
 	}
 	for _, c := range cases {
@@ -101,7 +66,7 @@ func TestRunApps(t *testing.T) {
 			cfg.Rules["argocd-source-not-rendered"] = "off"
 			opts := gate.Options{Config: cfg, Apps: c.apps(in[0])}
 			base, err := gate.Run(context.Background(), copyAll(in), opts, gate.Deps{})
-			if err != nil || base.Verdict(false) != gate.VerdictPass {
+			if err != nil || base.Verdict(false) != finding.VerdictPass {
 				t.Fatalf("baseline: %v %+v", err, base)
 			}
 			rows, err := RunApps(context.Background(), in, opts, gate.Deps{}, false)

@@ -11,7 +11,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
 	"github.com/kubectl-gate/kubectl-gate/internal/selftest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
@@ -19,7 +19,7 @@ import (
 // rolloutRuleIDs lists the rollout rules, each of which needs a mutant.
 func rolloutRuleIDs() []string {
 	var ids []string
-	for _, r := range rules.All() {
+	for _, r := range all.Rules() {
 		if r.Family == "rollouts" {
 			ids = append(ids, r.ID)
 		}
@@ -48,7 +48,7 @@ func TestRolloutMutantsOnExamples(t *testing.T) {
 	caught := map[string]bool{}
 	for _, app := range []string{"canary", "bluegreen"} {
 		dir := filepath.Join(testutil.Root(t), "examples", "rollouts", app)
-		res, err := render.Kustomize(dir, render.Options{RuleIDs: rules.IDs()})
+		res, err := render.Kustomize(dir, render.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,18 +6,19 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
 )
 
-// Mutant changes a copy of a passing render so that Rule must fire. Apply
-// returns false when the render holds nothing to mutate (no digest to
-// replace, no Rollout to break); the row is then "not applicable".
+// Mutant is one of a rule's mutants (rules.Rule.Mutants), with the id of
+// the rule it must make fire.
 type Mutant struct {
-	Rule  string
-	Name  string
-	Apply func(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool)
+	Rule string
+	rules.Mutant
 }
 
 // Row is one line of the selftest table.
@@ -36,43 +37,62 @@ type Row struct {
 func (r Row) Caught() bool { return r.Got == "fail" || r.Got == "n/a" }
 
 // Run checks that the baseline passes, then runs every mutant of every
-// enabled rule. The baseline's own findings are returned when it fails.
-// With failOnWarning, a warning stops the deploy, so it catches a mutant.
-func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]Row, *gate.Report, error) {
+// enabled rule that changes the input alone. The baseline's own findings
+// are returned when it fails. With failOnWarning, a warning stops the
+// deploy, so it catches a mutant. RunApps runs the mutants that change the
+// renders of Applications' sources.
+func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]Row, *finding.Report, error) {
 	base, err := gate.Run(ctx, copyAll(resources), opts, deps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checking the baseline: %w", err)
 	}
-	if base.Verdict(failOnWarning) != gate.VerdictPass {
+	if base.Verdict(failOnWarning) != finding.VerdictPass {
 		return nil, base, nil
 	}
-	var rows []Row
-	for _, m := range All() {
-		if opts.Config.Rules[m.Rule] == "off" {
-			continue
-		}
-		row, err := runMutant(ctx, m, resources, opts, deps, failOnWarning)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows = append(rows, row)
+	rows, err := runAll(ctx, false, resources, opts, deps, failOnWarning)
+	if err != nil {
+		return nil, nil, err
 	}
 	return withUncovered(rows, opts.Config), base, nil
 }
 
+// RunApps runs the mutants of enabled rules that change the renders of the
+// Applications' sources (gate.Options.Apps), on a render whose baseline
+// passed (Run); without Applications their rows are "n/a".
+func RunApps(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]Row, error) {
+	return runAll(ctx, true, resources, opts, deps, failOnWarning)
+}
+
+func runAll(ctx context.Context, apps bool, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]Row, error) {
+	var rows []Row
+	for _, m := range All() {
+		if m.NeedsApps != apps || opts.Config.Rules[m.Rule] == finding.Off {
+			continue
+		}
+		row, err := runMutant(ctx, m, resources, opts, deps, failOnWarning)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
 // withUncovered adds an "n/a" row for every enabled static rule that no
 // mutant covered, so the table lists every rule and says which were not
-// proven on this render.
+// proven on this render. Rules covered by RunApps count as covered.
 func withUncovered(rows []Row, cfg *config.Spec) []Row {
 	covered := map[string]bool{}
 	for _, r := range rows {
 		covered[r.Rule] = true
 	}
-	for _, m := range appRules {
-		covered[m] = true
+	for _, m := range All() {
+		if m.NeedsApps {
+			covered[m.Rule] = true
+		}
 	}
-	for _, r := range rules.All() {
-		if !covered[r.ID] && r.Check != nil && cfg.Rules[r.ID] != "off" {
+	for _, r := range all.Rules() {
+		if !covered[r.ID] && r.Check != nil && cfg.Rules[r.ID] != finding.Off {
 			why := "no mutant for this render"
 			if r.Mutation != "" {
 				why += " (" + r.Mutation + ")"
@@ -86,12 +106,12 @@ func withUncovered(rows []Row, cfg *config.Spec) []Row {
 func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) (Row, error) {
 	row := Row{Rule: m.Rule, Mutant: m.Name, Got: "n/a"}
 	cfg := *opts.Config
-	mutated, ok := m.Apply(copyAll(resources), &cfg)
-	if !ok {
+	s := &rules.Subject{Resources: copyAll(resources), Config: &cfg, Apps: append([]argo.AppSource(nil), opts.Apps...)}
+	if !m.Apply(s) {
 		return row, nil
 	}
-	opts.Config = &cfg
-	rep, err := gate.Run(ctx, mutated, opts, deps)
+	opts.Config, opts.Apps = s.Config, s.Apps
+	rep, err := gate.Run(ctx, s.Resources, opts, deps)
 	if err != nil {
 		return row, fmt.Errorf("running mutant %q: %w", m.Name, err)
 	}
@@ -104,32 +124,25 @@ func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate
 		}
 		switch {
 		case f.Rule != m.Rule:
-		case f.Severity == rules.SeverityError, f.Severity == rules.SeverityWarning && failOnWarning:
+		case f.Severity == finding.SeverityError, f.Severity == finding.SeverityWarning && failOnWarning:
 			row.Got = "fail"
-		case f.Severity == rules.SeverityWarning && row.Got == "pass":
+		case f.Severity == finding.SeverityWarning && row.Got == "pass":
 			row.Got = "warn"
 		}
 	}
 	return row, nil
 }
 
-// All returns every mutant, in rule order.
+// All returns every mutant of every rule, in rule order.
 func All() []Mutant {
 	var out []Mutant
-	byRule := map[string][]Mutant{}
-	for _, fam := range families {
-		for _, m := range fam {
-			byRule[m.Rule] = append(byRule[m.Rule], m)
+	for _, r := range all.Rules() {
+		for _, m := range r.Mutants {
+			out = append(out, Mutant{Rule: r.ID, Mutant: m})
 		}
-	}
-	for _, r := range rules.All() {
-		out = append(out, byRule[r.ID]...)
 	}
 	return out
 }
-
-// families lists the mutants; a rule family adds its list here.
-var families = [][]Mutant{renderMutants, imageMutants, rolloutMutants, argocdMutants}
 
 func copyAll(in []*yaml.RNode) []*yaml.RNode {
 	out := make([]*yaml.RNode, len(in))

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
 )
@@ -156,7 +156,7 @@ func InstallRender(t testing.TB, c *cluster.Cluster, a App, render []*yaml.RNode
 	ns := a.Name
 	var docs, resources, images []string
 	for _, obj := range render {
-		if rules.IsLocalConfig(obj) {
+		if manifest.IsLocalConfig(obj) {
 			continue
 		}
 		obj = obj.Copy()

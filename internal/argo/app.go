@@ -1,0 +1,172 @@
+package argo
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// IsApplication reports whether r is an Argo CD Application.
+func IsApplication(r *yaml.RNode) bool { return Is(r, "Application") }
+
+// Is reports whether r is an argoproj.io object of one of the kinds.
+func Is(r *yaml.RNode, kinds ...string) bool {
+	return strings.HasPrefix(manifest.APIVersion(r), "argoproj.io/") && slices.Contains(kinds, manifest.Kind(r))
+}
+
+// IsArgoConfig reports whether r configures Argo CD itself (an Application,
+// ApplicationSet or AppProject) rather than being what an Application deploys.
+func IsArgoConfig(r *yaml.RNode) bool {
+	return Is(r, "Application", "ApplicationSet", "AppProject")
+}
+
+// Source is one source of an Application: spec.source (Index -1) or
+// spec.sources[Index].
+type Source struct {
+	Index int
+	// Field is where the source sits: "spec.source" or "spec.sources[1]".
+	Field                     string
+	RepoURL, Path, Chart, Ref string
+	// Helm and Plugin are set when the source carries helm: or plugin:.
+	Helm, Plugin bool
+	// Kustomize and Directory are the source's kustomize: and directory:
+	// maps, nil when absent.
+	Kustomize, Directory *yaml.RNode
+}
+
+// Manifests reports whether the source produces manifests. A source with a
+// ref and neither path nor chart only lends its files to other sources
+// (Helm $ref values files) and deploys nothing of its own.
+func (s Source) Manifests() bool {
+	return s.Ref == "" || s.Path != "" || s.Chart != ""
+}
+
+// PathField is the field path of the source's path, for findings.
+func (s Source) PathField() string { return s.Field + ".path" }
+
+// Sources returns an Application's sources. When spec.sources is set,
+// Argo CD ignores spec.source, and so does this.
+func Sources(app *yaml.RNode) []Source {
+	if list, err := app.Pipe(yaml.Lookup("spec", "sources")); err == nil && list != nil {
+		if elems, _ := list.Elements(); len(elems) > 0 {
+			out := make([]Source, len(elems))
+			for i, e := range elems {
+				out[i] = readSource(e, i, fmt.Sprintf("spec.sources[%d]", i))
+			}
+			return out
+		}
+	}
+	if src, err := app.Pipe(yaml.Lookup("spec", "source")); err == nil && src != nil {
+		return []Source{readSource(src, -1, "spec.source")}
+	}
+	return nil
+}
+
+func readSource(n *yaml.RNode, index int, field string) Source {
+	return Source{
+		Index: index, Field: field,
+		RepoURL: manifest.Str(n, "repoURL"), Path: manifest.Str(n, "path"), Chart: manifest.Str(n, "chart"), Ref: manifest.Str(n, "ref"),
+		Helm: n.Field("helm") != nil, Plugin: n.Field("plugin") != nil,
+		Kustomize: mapField(n, "kustomize"), Directory: mapField(n, "directory"),
+	}
+}
+
+func mapField(n *yaml.RNode, name string) *yaml.RNode {
+	f := n.Field(name)
+	if f == nil || f.Value.YNode().Kind != yaml.MappingNode {
+		return nil
+	}
+	return f.Value
+}
+
+// AppName names an Application for messages: "argocd/shop-prod".
+func AppName(app *yaml.RNode) string {
+	if ns := manifest.Namespace(app); ns != "" {
+		return ns + "/" + manifest.Name(app)
+	}
+	return manifest.Name(app)
+}
+
+// AppSource is an Argo CD Application with the render of one of its local
+// sources (the plugin renders them with --apps-root).
+type AppSource struct {
+	// App is the Application object from the input.
+	App *yaml.RNode
+	// Index is the source's index in spec.sources, or -1 for spec.source.
+	Index int
+	// Path is the source directory that was rendered.
+	Path string
+	// Resources is the source's render; Err is set when it could not be
+	// rendered, Skipped when the gate does not render that kind of source
+	// (Helm, a remote repository) and says why.
+	Resources []*yaml.RNode
+	Err       error
+	Skipped   string
+}
+
+// RendersOf returns the renders of an Application's sources, by source
+// index. The Application is matched by kind, namespace and name: selftest
+// mutates copies of the input.
+func RendersOf(apps []AppSource, app *yaml.RNode) map[int]AppSource {
+	out := map[int]AppSource{}
+	for _, a := range apps {
+		if manifest.SameObject(a.App, app) {
+			out[a.Index] = a
+		}
+	}
+	return out
+}
+
+// clusterScoped lists built-in and common cluster-scoped kinds; a CRD in the
+// render adds its own, and any other kind named Cluster* counts as well.
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"CustomResourceDefinition": true, "StorageClass": true, "PriorityClass": true, "RuntimeClass": true,
+	"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
+	"APIService": true, "CSIDriver": true, "CSINode": true, "IngressClass": true, "VolumeAttachment": true,
+	"PodSecurityPolicy": true, "CertificateSigningRequest": true, "FlowSchema": true,
+	"PriorityLevelConfiguration": true, "VolumeSnapshotClass": true, "VolumeSnapshotContent": true,
+	"GatewayClass": true, "ComponentStatus": true,
+}
+
+// namespacedCluster lists Cluster* kinds that are namespaced nevertheless.
+var namespacedCluster = map[string]bool{"Cluster": true, "ClusterServiceVersion": true}
+
+// ScopeOf tells cluster-scoped kinds apart, with the render's CRDs.
+type ScopeOf map[string]bool
+
+// NewScopeOf reads the scope of the render's CRDs.
+func NewScopeOf(resources []*yaml.RNode) ScopeOf {
+	s := ScopeOf{}
+	for _, r := range resources {
+		if manifest.Kind(r) == "CustomResourceDefinition" {
+			kind := manifest.Str(r, "spec.names.kind")
+			s[kind] = manifest.Str(r, "spec.scope") == "Cluster"
+		}
+	}
+	return s
+}
+
+// Cluster reports whether objects of a kind are cluster-scoped.
+func (s ScopeOf) Cluster(kind string) bool {
+	if v, ok := s[kind]; ok {
+		return v
+	}
+	if clusterScoped[kind] {
+		return true
+	}
+	return strings.HasPrefix(kind, "Cluster") && !namespacedCluster[kind]
+}
+
+// Namespaced reports whether an object of a render is one that Argo CD puts
+// into a namespace — the destination namespace when it sets none — leaving
+// out cluster-scoped kinds (the render's CRDs say for custom kinds), local
+// config and Argo CD's own objects.
+func Namespaced(obj *yaml.RNode, render []*yaml.RNode) bool {
+	return !manifest.IsLocalConfig(obj) && !IsArgoConfig(obj) && !NewScopeOf(render).Cluster(manifest.Kind(obj))
+}

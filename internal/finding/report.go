@@ -1,0 +1,58 @@
+package finding
+
+// Verdicts of a run.
+const (
+	VerdictPass      = "pass"
+	VerdictFail      = "fail"
+	VerdictNoVerdict = "no-verdict"
+)
+
+// Report is what a run found.
+type Report struct {
+	Findings []Finding
+	// Resources is the number of objects that count as rendered.
+	Resources int
+	// Failures are what could not be evaluated at all (a render that
+	// failed, an unreadable input): each makes the verdict no-verdict.
+	Failures []string
+}
+
+// Count returns the number of findings at a severity.
+func (r *Report) Count(sev Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == sev {
+			n++
+		}
+	}
+	return n
+}
+
+// NoVerdict reports whether an error-severity finding means the gate could
+// not finish (image-resolve).
+func (r *Report) NoVerdict() bool {
+	for _, f := range r.Findings {
+		if f.NoVerdict && f.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdict is pass, fail or no-verdict; failOnWarning makes warnings fail.
+func (r *Report) Verdict(failOnWarning bool) string {
+	switch {
+	case r.NoVerdict() || len(r.Failures) > 0:
+		return VerdictNoVerdict
+	case r.Count(SeverityError) > 0, failOnWarning && r.Count(SeverityWarning) > 0:
+		return VerdictFail
+	}
+	return VerdictPass
+}
+
+// Merge appends another report's findings and resources.
+func (r *Report) Merge(o *Report) {
+	r.Findings = append(r.Findings, o.Findings...)
+	r.Resources += o.Resources
+	r.Failures = append(r.Failures, o.Failures...)
+}

@@ -1,0 +1,115 @@
+package manifest
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
+)
+
+// Annotations the gate reads to name source files.
+const (
+	// AnnoOrigin is kustomize's origin annotation (buildMetadata: originAnnotations).
+	AnnoOrigin = "config.kubernetes.io/origin"
+	// AnnoTransformations is kustomize's transformer annotation
+	// (buildMetadata: transformerAnnotations).
+	AnnoTransformations = "alpha.config.kubernetes.io/transformations"
+	// AnnoImageSources maps image repositories to the kustomization whose
+	// images: entry set them (JSON); set by the in-process render.
+	AnnoImageSources = "internal.kubectl-gate.dev/image-sources"
+	// AnnoLocalConfig marks objects that are not applied to the cluster.
+	AnnoLocalConfig = "config.kubernetes.io/local-config"
+	// AnnoPinned is stamped by the Pin transformer on workloads it pinned.
+	AnnoPinned = "kubectl-gate.dev/pinned"
+	// ConfigAPIVersion is the apiVersion of the gate's own config objects.
+	ConfigAPIVersion = "kubectl-gate.dev/v1alpha1"
+)
+
+// IsLocalConfig reports whether an object is local configuration that is
+// never applied: the local-config annotation, or the gate's own config.
+func IsLocalConfig(r *yaml.RNode) bool {
+	if APIVersion(r) == ConfigAPIVersion {
+		return true
+	}
+	return yamlpath.Annotation(r.YNode(), AnnoLocalConfig) == "true"
+}
+
+// Count returns how many resources count as rendered: local-config objects
+// and the gate's own config do not.
+func Count(resources []*yaml.RNode) int {
+	n := 0
+	for _, r := range resources {
+		if !IsLocalConfig(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// SourceFile names the file an object came from: kustomize's origin
+// annotation, else the path annotation set by a reader.
+func SourceFile(r *yaml.RNode) *finding.File {
+	if o := yamlpath.Annotation(r.YNode(), AnnoOrigin); o != "" {
+		var origin struct {
+			Path         string `yaml:"path"`
+			ConfiguredIn string `yaml:"configuredIn"`
+		}
+		if err := yaml.Unmarshal([]byte(o), &origin); err == nil {
+			if origin.Path != "" {
+				return &finding.File{Path: origin.Path}
+			}
+			if origin.ConfiguredIn != "" {
+				return &finding.File{Path: origin.ConfiguredIn}
+			}
+		}
+	}
+	path, index, _ := kioutil.GetFileAnnotations(r)
+	if path == "" {
+		return nil
+	}
+	i, _ := strconv.Atoi(index)
+	return &finding.File{Path: path, Index: i}
+}
+
+// TransformersOf returns the kustomization files of every transformer of a
+// kind that ran over the object, in order.
+func TransformersOf(r *yaml.RNode, transformerKind string) []string {
+	t := yamlpath.Annotation(r.YNode(), AnnoTransformations)
+	if t == "" {
+		return nil
+	}
+	var list []struct {
+		ConfiguredIn string `yaml:"configuredIn"`
+		ConfiguredBy struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"configuredBy"`
+	}
+	if err := yaml.Unmarshal([]byte(t), &list); err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range list {
+		if e.ConfiguredBy.Kind == transformerKind {
+			out = append(out, e.ConfiguredIn)
+		}
+	}
+	return out
+}
+
+// ImageSetBy returns the kustomization whose images: entry set the image
+// repository of an object, or "".
+func ImageSetBy(r *yaml.RNode, repo string) string {
+	s := yamlpath.Annotation(r.YNode(), AnnoImageSources)
+	if s == "" {
+		return ""
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return ""
+	}
+	return m[repo]
+}

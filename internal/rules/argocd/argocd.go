@@ -1,0 +1,42 @@
+package argocd
+
+import (
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// eachRendered calls fn for every Application of the input and every render
+// of its sources.
+func eachRendered(c *rules.Context, fn func(app *yaml.RNode, src argo.Source, a argo.AppSource)) {
+	for _, app := range c.Resources {
+		if !argo.IsApplication(app) {
+			continue
+		}
+		renders := argo.RendersOf(c.Apps, app)
+		for _, src := range argo.Sources(app) {
+			if a, ok := renders[src.Index]; ok && a.Err == nil && a.Skipped == "" {
+				fn(app, src, a)
+			}
+		}
+	}
+}
+
+// rendered calls fn with each Application of the input and each render of
+// its sources that the argocd rules judge, until fn returns true (selftest).
+func rendered(resources []*yaml.RNode, apps []argo.AppSource, fn func(app *yaml.RNode, i int) bool) bool {
+	for _, app := range resources {
+		if !argo.IsApplication(app) {
+			continue
+		}
+		for _, src := range argo.Sources(app) {
+			for i, a := range apps {
+				same := a.App.GetName() == app.GetName() && a.App.GetNamespace() == app.GetNamespace()
+				if same && a.Index == src.Index && a.Err == nil && a.Skipped == "" && fn(app, i) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
