@@ -55,7 +55,7 @@ func TestE2EValidatorsContract(t *testing.T) {
 	}
 }
 
-// TestE2EGateUnderTransformersDeletesEverything pins SPEC §7.2: the same
+// TestE2EGateUnderTransformersDeletesEverything pins the README's warning: the same
 // items: [] under transformers: empties the build, which exits 0 — the
 // reason for two kinds, gate-placement and render-empty.
 func TestE2EGateUnderTransformersDeletesEverything(t *testing.T) {

@@ -86,7 +86,7 @@ func TestE2EPinTransformerFailsClosed(t *testing.T) {
 	}
 }
 
-// TestE2EPinSkippedWithoutEnableExec pins SPEC §7.4: without --enable-exec
+// TestE2EPinSkippedWithoutEnableExec pins what the README says: without --enable-exec
 // kustomize skips the exec Pin silently (exit 0, unpinned output), and
 // `check --require-pinned-by` is what catches it.
 func TestE2EPinSkippedWithoutEnableExec(t *testing.T) {

@@ -83,7 +83,7 @@ func (s stage) all(cmd string) []instruction {
 	return out
 }
 
-// TestDockerfileContract pins SPEC §2.3: a static gate-fn built from
+// TestDockerfileContract pins the README's install contract: a static gate-fn built from
 // cmd/gate-fn, on a distroless nonroot base with CA certificates, run as a
 // non-root user by ENTRYPOINT ["/gate-fn"].
 func TestDockerfileContract(t *testing.T) {

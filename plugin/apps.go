@@ -19,7 +19,7 @@ import (
 )
 
 // Argo CD Applications in the input, checked against what their sources
-// render (SPEC §2.1 --apps-root, §5.4).
+// render (README "Use: the kubectl plugin", --apps-root; the argocd rules in "Rules").
 //
 // With --apps-root DIR, every Application's local source (spec.source.path,
 // spec.sources[].path) is rendered from DIR as Argo CD would, and each

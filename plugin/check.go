@@ -114,7 +114,7 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 		return nil, err
 	}
 	// A Pin in the top-level kustomization is applied in process, as
-	// kustomize would apply it (SPEC §7.4).
+	// kustomize would apply it (README "Use: the KRM function inside kustomize").
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)
 	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}

@@ -8,6 +8,6 @@
 //	kubectl gate version
 //
 // Flags are parsed with spf13/pflag; cluster flags come from cli-runtime.
-// Run returns the process exit code of SPEC §3: 0 pass, 1 violations,
+// Run returns the process exit code of the README ("Exit codes"): 0 pass, 1 violations,
 // 2 usage, 3 no verdict.
 package plugin

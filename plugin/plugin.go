@@ -11,7 +11,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 )
 
-// Exit codes (SPEC §3).
+// Exit codes (README "Exit codes").
 const (
 	ExitPass      = 0
 	ExitViolation = 1

@@ -19,7 +19,7 @@ import (
 )
 
 // statusBudget is how long one `kubectl gate status` may take against the
-// loopback API server; SPEC §5.7 says it ends in seconds.
+// loopback API server; the README says status ends in seconds.
 const statusBudget = 10 * time.Second
 
 // TestE2EStatusLive runs the built plugin through the real kubectl against a

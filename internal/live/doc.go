@@ -1,4 +1,4 @@
-// Package live is the cluster half of `kubectl gate status APP` (SPEC §5.7):
+// Package live is the cluster half of `kubectl gate status APP` (README "Use: `kubectl gate status`"):
 // is Argo CD's green light telling the truth?
 //
 // [Gather] reads, through a small [Reader] interface (client-go's dynamic

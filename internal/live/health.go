@@ -32,7 +32,7 @@ var reconciledKinds = map[string]bool{
 }
 
 // Health judges a live object from its status, never from its existence
-// (SPEC §5.7 live-health). It is a pure function: no cluster is needed.
+// (the live-health rule). It is a pure function: no cluster is needed.
 // It returns nil for a healthy object.
 func Health(obj *unstructured.Unstructured) []Problem {
 	gk := obj.GroupVersionKind().GroupKind()

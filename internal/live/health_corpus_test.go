@@ -16,7 +16,7 @@ import (
 )
 
 // healthKinds are the kinds whose Argo CD health fixtures live-health is
-// held to (SPEC §5.7 names them).
+// held to (the README's live-health row names them).
 var healthKinds = []string{"argoproj.io/Rollout", "cert-manager.io/Certificate", "external-secrets.io/ExternalSecret"}
 
 // deliberate lists the fixtures Argo CD calls Progressing on which

@@ -8,8 +8,9 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 )
 
-// ignoreDifferences runs the static argocd-ignore-differences rule (SPEC
-// §5.4) on the live Application: an entry that hides too much hides human
+// ignoreDifferences runs the judgement of the static
+// argocd-ignore-differences rule (argo.IgnoreDifferences) on the live
+// Application: an entry that hides too much hides human
 // edits from Argo CD's diff, whether it came from git or was added by hand.
 func ignoreDifferences(app *unstructured.Unstructured, cfg *config.Spec) []finding.Finding {
 	node := toRNode(app)

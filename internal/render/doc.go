@@ -7,7 +7,7 @@
 // build, recorded (with gate-placement findings when they sit in the wrong
 // field or in a base), and applied by the caller. So
 // `kubectl gate check -k overlays/prod` works on the very overlay that
-// carries the gate, with no exec and no flags (SPEC §7.4).
+// carries the gate, with no exec and no flags (README "Use: the KRM function inside kustomize").
 //
 // The in-process render switches on kustomize's origin and transformer
 // annotations, so a finding can name the file that produced a value.

@@ -32,7 +32,7 @@ type Rule struct {
 	Doc     string
 }
 
-// Document is the json/yaml output shape (SPEC §8).
+// Document is the json/yaml output shape (README "Use: the kubectl plugin", -o json).
 type Document struct {
 	Results []finding.Finding `json:"results"`
 	Summary Summary           `json:"summary"`

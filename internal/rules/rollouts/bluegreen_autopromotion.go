@@ -26,7 +26,7 @@ var BlueGreenAutoPromotion = rules.Rule{
 // controller promotes as soon as the new ReplicaSet is ready, or after
 // autoPromotionSeconds. A prePromotionAnalysis is a judgment point — the
 // promotion waits for it to pass — so it satisfies the rule as a canary
-// analysis step does (SPEC §5.3 asks for autoPromotionEnabled: false only).
+// analysis step does (the rule's Doc says so).
 func checkAutoPromotion(c *rules.Context) []finding.Finding {
 	const rule, base = "rollout-bluegreen-autopromotion", "spec.strategy.blueGreen"
 	var out []finding.Finding

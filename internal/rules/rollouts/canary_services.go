@@ -21,7 +21,7 @@ var CanaryServices = rules.Rule{
 // checkCanaryServices checks the Service pairs of every canary. A basic
 // canary (no trafficRouting) may leave them out: the controller then splits
 // traffic by replica count behind the application's own Service, a valid
-// and documented setup (SPEC §5.3 asks for both always; see the rule doc).
+// and documented setup (the rule's Doc says so).
 func checkCanaryServices(c *rules.Context) []finding.Finding {
 	const rule = "rollout-canary-services"
 	var out []finding.Finding
