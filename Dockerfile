@@ -1,4 +1,4 @@
-# The gate-fn KRM function image (SPEC §2.2, §2.3). List it in a kustomization:
+# The gate-fn KRM function image (README "Use: the KRM function inside kustomize"). List it in a kustomization:
 #   annotations:
 #     config.kubernetes.io/function: |
 #       container:
@@ -34,7 +34,7 @@ LABEL org.opencontainers.image.title="gate-fn" \
 COPY --from=build /gate-fn /gate-fn
 # nobody (65534:65534), numeric so that runAsNonRoot can verify it.
 # kustomize runs container functions as `docker run --user nobody` (unless
-# --as-current-user; SPEC §7.6); the image defaults to the same user, so a
+# --as-current-user); the image defaults to the same user, so a
 # `docker run -i` by hand runs as kustomize does. distroless's /etc/passwd
 # has nobody (HOME=/nonexistent): gate-fn writes no files. The :nonroot base
 # keeps the image non-root even if this line is dropped.

@@ -1,6 +1,6 @@
 # The conftest peer of kubectl-gate's image-digest rule, for `make bench`:
 # deny every image without a well-formed @sha256: digest, in the pod spec
-# locations the gate reads (SPEC §5.2): containers, initContainers and
+# locations the gate reads (the image rules, README "Rules"): containers, initContainers and
 # ephemeralContainers of a Pod's spec, a PodTemplate's template.spec, and
 # spec.template.spec / spec.jobTemplate.spec.template.spec of any kind
 # (Deployment, StatefulSet, DaemonSet, ReplicaSet, RC, Job, CronJob, Rollout,
