@@ -62,7 +62,9 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 		rl.Items = []*yaml.RNode{}
 	}
 	p.emit(rl, rep.Findings)
-	if rep.Count(finding.SeverityError) > 0 {
+	// A failing verdict fails kustomize; with failOn: warning, warnings
+	// fail it too (as --fail-on warning does for the plugin).
+	if rep.Verdict(obj.Spec.FailOnWarning()) != finding.VerdictPass {
 		return ErrFindings
 	}
 	return nil

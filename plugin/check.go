@@ -68,7 +68,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 
 // finish prints the report and, for pin, the render, and returns the exit code.
 func (r *runner) finish(s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
-	failOnWarning := r.o.failOn == "warning"
+	failOnWarning := r.o.failOn == config.FailOnWarning || r.failOnWarning
 	reportTo, color := s.Out, s.OutIsTTY
 	if r.pin {
 		reportTo, color = s.Err, s.ErrIsTTY
@@ -102,6 +102,8 @@ type runner struct {
 	version   string
 	resolvers *resolvers
 	progress  func(string)
+	// failOnWarning is set when a unit's config says failOn: warning.
+	failOnWarning bool
 }
 
 // check runs the gate on one unit.
@@ -113,10 +115,11 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.failOnWarning = r.failOnWarning || spec.FailOnWarning()
 	// A Pin in the top-level kustomization is applied in process, as
 	// kustomize would apply it (README "Use: the KRM function inside kustomize").
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)
-	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
+	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
 	if pin || spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {

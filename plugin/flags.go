@@ -126,6 +126,12 @@ func (o *options) apply(s *config.Spec) error {
 	if o.digest != "" {
 		s.Images.Digest = o.digest
 	}
+	if o.requirePinnedBy {
+		s.Images.RequirePinnedBy = true
+	}
+	if o.failOn == config.FailOnWarning {
+		s.FailOn = config.FailOnWarning
+	}
 	if o.platform != "" {
 		s.Images.Platform = o.platform
 	}

@@ -68,14 +68,14 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 	if err != nil {
 		return nil, fail(errOut, err)
 	}
-	opts := gate.Options{Config: spec, Placement: u.placement, RequirePinnedBy: r.o.requirePinnedBy, Apps: u.apps}
+	opts := gate.Options{Config: spec, Placement: u.placement, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
 	if spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {
 			return nil, fail(errOut, err)
 		}
 	}
-	rows, baseline, err := selftest.Run(ctx, u.resources, opts, deps, r.o.failOn == "warning")
+	rows, baseline, err := selftest.Run(ctx, u.resources, opts, deps, spec.FailOnWarning())
 	if err != nil {
 		return nil, fail(errOut, err)
 	}
@@ -87,7 +87,7 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 		}
 		return nil, ExitViolation
 	}
-	more, err := selftest.RunApps(ctx, u.resources, opts, deps, r.o.failOn == "warning")
+	more, err := selftest.RunApps(ctx, u.resources, opts, deps, spec.FailOnWarning())
 	if err != nil {
 		return nil, fail(errOut, err)
 	}

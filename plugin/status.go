@@ -101,7 +101,7 @@ func runStatus(ctx context.Context, args []string, s Streams, version string) in
 	}
 	res := live.Judge(snap, exp)
 	rep := &finding.Report{Findings: res.Findings, Resources: res.Managed}
-	failOnWarning := o.failOn == "warning"
+	failOnWarning := o.failOn == config.FailOnWarning || spec.FailOnWarning()
 	if o.output == "text" {
 		printGlance(s.Out, res, time.Since(began))
 	}

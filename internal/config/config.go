@@ -44,12 +44,27 @@ type Metadata struct {
 
 // Spec is the gate's configuration.
 type Spec struct {
-	Images   Images            `json:"images"`
-	Render   Render            `json:"render"`
-	Rules    map[string]string `json:"rules,omitempty"`
-	Policies []string          `json:"policies,omitempty"`
-	ArgoCD   ArgoCD            `json:"argocd"`
+	Images Images            `json:"images"`
+	Render Render            `json:"render"`
+	Rules  map[string]string `json:"rules,omitempty"`
+	// Policies is reserved for policy rules (not implemented yet): a
+	// non-empty list is rejected, never silently skipped.
+	Policies []string `json:"policies,omitempty"`
+	ArgoCD   ArgoCD   `json:"argocd"`
+	// FailOn is the lowest severity that fails the gate: error (default)
+	// or warning. The plugin's --fail-on warning sets it too; the KRM
+	// function fails kustomize on warnings when it is warning.
+	FailOn string `json:"failOn,omitempty"`
 }
+
+// FailOn values.
+const (
+	FailOnError   = "error"
+	FailOnWarning = "warning"
+)
+
+// FailOnWarning reports whether warnings fail the gate.
+func (s *Spec) FailOnWarning() bool { return s.FailOn == FailOnWarning }
 
 // Images configures the image rules and registry resolution.
 type Images struct {
@@ -65,6 +80,10 @@ type Images struct {
 	Platform string `json:"platform,omitempty"`
 	// PodSpecPaths adds pod spec locations for custom kinds.
 	PodSpecPaths []PodSpecPath `json:"podSpecPaths,omitempty"`
+	// RequirePinnedBy fails workloads without the Pin transformer's
+	// kubectl-gate.dev/pinned stamp (image-pinned-by): it proves the Pin
+	// step ran. The plugin's --require-pinned-by sets it.
+	RequirePinnedBy bool `json:"requirePinnedBy,omitempty"`
 }
 
 // PodSpecPath is a pod spec location in a custom kind, as a dotted path
@@ -178,6 +197,12 @@ func (s *Spec) Validate() error {
 	}
 	if p := s.Images.Platform; p != "" && strings.Count(p, "/") < 1 {
 		errs = append(errs, fmt.Errorf("spec.images.platform: %q is not os/arch[/variant]", p))
+	}
+	if s.FailOn != "" && s.FailOn != FailOnError && s.FailOn != FailOnWarning {
+		errs = append(errs, fmt.Errorf("spec.failOn: %q is not error or warning", s.FailOn))
+	}
+	if len(s.Policies) > 0 {
+		errs = append(errs, errors.New("spec.policies: policies are not supported yet; the gate refuses them rather than skip them silently"))
 	}
 	for i, p := range s.Images.PodSpecPaths {
 		if p.Kind == "" || p.Path == "" {

@@ -29,6 +29,8 @@ func TestDecodeRejects(t *testing.T) {
 		"wrong apiVersion":  {"apiVersion: kubectl-gate.dev/v1\nkind: Gate\n", "apiVersion"},
 		"bad platform":      {head + "spec:\n  images: {platform: amd64}\n", "spec.images.platform"},
 		"not yaml":          {"kind: [", "decoding"},
+		"bad failOn":        {head + "spec:\n  failOn: info\n", `spec.failOn: "info"`},
+		"policies":          {head + "spec:\n  policies: [no-privileged]\n", "spec.policies: policies are not supported yet"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -37,5 +39,21 @@ func TestDecodeRejects(t *testing.T) {
 				t.Fatalf("err = %v, want one saying %q", err, c.says)
 			}
 		})
+	}
+}
+
+// TestDecodeVerdictFields: the fields that change a verdict the way plugin
+// flags do (--fail-on, --require-pinned-by) decode, so the KRM function can
+// honour them.
+func TestDecodeVerdictFields(t *testing.T) {
+	obj, err := Decode([]byte("apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec:\n  failOn: warning\n  images: {requirePinnedBy: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !obj.Spec.FailOnWarning() || !obj.Spec.Images.RequirePinnedBy {
+		t.Errorf("spec = %+v", obj.Spec)
+	}
+	if Default().FailOnWarning() {
+		t.Error("the default fails on warnings")
 	}
 }

@@ -35,8 +35,6 @@ type Options struct {
 	DropTag bool
 	// Placement holds gate-placement findings from the renderer.
 	Placement []finding.Finding
-	// RequirePinnedBy enables the image-pinned-by rule.
-	RequirePinnedBy bool
 	// Apps holds the renders of Argo CD Applications' local sources.
 	Apps []argo.AppSource
 }
@@ -51,13 +49,12 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		cfg = config.Default()
 	}
 	c := &rules.Context{
-		Resources:       resources,
-		Config:          cfg,
-		Counted:         manifest.Count(resources),
-		Placement:       opts.Placement,
-		Pinning:         opts.Pin,
-		RequirePinnedBy: opts.RequirePinnedBy,
-		Apps:            opts.Apps,
+		Resources: resources,
+		Config:    cfg,
+		Counted:   manifest.Count(resources),
+		Placement: opts.Placement,
+		Pinning:   opts.Pin,
+		Apps:      opts.Apps,
 	}
 	if opts.Pin || cfg.Images.Digest == config.DigestVerify {
 		if deps.Resolver == nil {

@@ -68,8 +68,6 @@ type Context struct {
 	Resolutions map[string]images.Resolution
 	// Pinning is true when the gate resolves tags instead of reporting them.
 	Pinning bool
-	// RequirePinnedBy enables the image-pinned-by rule.
-	RequirePinnedBy bool
 	// Apps holds, for each Argo CD Application of the input whose source
 	// was rendered (--apps-root), that render.
 	Apps []argo.AppSource

@@ -127,15 +127,16 @@ func TestImageResolveAndStale(t *testing.T) {
 }
 
 func TestImagePinnedBy(t *testing.T) {
-	on := func(c *rules.Context) { c.RequirePinnedBy = true }
-	if got := runRuleOn(t, "image-pinned-by", deployment("a@"+digestA), nil, on); len(got) != 1 {
+	on := config.Default()
+	on.Images.RequirePinnedBy = true
+	if got := runRuleOn(t, "image-pinned-by", deployment("a@"+digestA), on, nil); len(got) != 1 {
 		t.Errorf("unstamped workload passed: %+v", got)
 	}
 	stamped := strings.Replace(deployment("a@"+digestA), "namespace: prod}", "namespace: prod, annotations: {kubectl-gate.dev/pinned: v1}}", 1)
-	if got := runRuleOn(t, "image-pinned-by", stamped, nil, on); len(got) != 0 {
+	if got := runRuleOn(t, "image-pinned-by", stamped, on, nil); len(got) != 0 {
 		t.Errorf("stamped workload failed: %+v", got)
 	}
 	if got := runRuleOn(t, "image-pinned-by", deployment("a@"+digestA), nil, nil); len(got) != 0 {
-		t.Errorf("rule fired without --require-pinned-by: %+v", got)
+		t.Errorf("rule fired without requirePinnedBy: %+v", got)
 	}
 }

@@ -20,7 +20,7 @@ var PinnedBy = rules.Rule{
 }
 
 func checkPinnedBy(c *rules.Context) []finding.Finding {
-	if !c.RequirePinnedBy {
+	if !c.Config.Images.RequirePinnedBy {
 		return nil
 	}
 	var out []finding.Finding
