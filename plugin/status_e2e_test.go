@@ -12,7 +12,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/live/livetest"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil/livetest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"

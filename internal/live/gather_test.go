@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/live"
-	"github.com/kubectl-gate/kubectl-gate/internal/live/livetest"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil/livetest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
 )
 
