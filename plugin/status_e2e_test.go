@@ -12,10 +12,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/testutil/livetest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil/livetest"
 )
 
 // statusBudget is how long one `kubectl gate status` may take against the

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/live"
-	"github.com/kubectl-gate/kubectl-gate/internal/testutil/livetest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil/cluster"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil/livetest"
 )
 
 const sha = "4f3c2a1e9b8d7c6f5a4b3c2d1e0f9a8b7c6d5e4f"
