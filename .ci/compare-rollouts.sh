@@ -8,7 +8,7 @@
 #     bash .ci/compare-rollouts.sh [compare]  # build if needed, then print the table
 #
 # Environment:
-#   GATE_CORPUS        corpus root (default: ../shared/corpus relative to the repo)
+#   GATE_CORPUS        corpus root (default: testdata/corpus, vendored in the repo)
 #   GATE_BIN           directory holding kubectl-gate (default: bin/ in the repo)
 #   ROLLOUTS_LINT      path of a kubectl-argo-rollouts binary to use as-is
 #   GATE_TOOLS_CACHE   cache dir (default: ${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-gate/tools)
@@ -149,7 +149,7 @@ compare() {
 	GATE="${GATE_BIN:-$REPO/bin}/kubectl-gate"
 	[ -x "$GATE" ] || die "$GATE not found: run make build first"
 	command -v jq >/dev/null || die "jq is not on PATH"
-	local corpus="${GATE_CORPUS:-$REPO/../shared/corpus}/argoproj__argo-rollouts"
+	local corpus="${GATE_CORPUS:-$REPO/testdata/corpus}/argoproj__argo-rollouts"
 	[ -d "$corpus" ] || die "corpus not found at $corpus"
 	cd "$corpus"
 	local files f lint gate lp gp missed=0 n=0

@@ -32,13 +32,14 @@ func Root(t testing.TB) string {
 	}
 }
 
-// Corpus returns ../shared/corpus beside the repository, or skips the test
-// when a fresh clone has no such folder.
+// Corpus returns testdata/corpus, the real manifests from upstream
+// projects vendored with their licenses (testdata/corpus/PROVENANCE.md).
+// It is part of the repository: a missing corpus fails the test.
 func Corpus(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(Root(t), "..", "shared", "corpus")
+	dir := filepath.Join(Root(t), "testdata", "corpus")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus not found at %s (it sits beside the repository in CI): %v", dir, err)
+		t.Fatalf("vendored corpus: %v", err)
 	}
 	return dir
 }
