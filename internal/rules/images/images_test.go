@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
+	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
 
@@ -139,4 +140,27 @@ func TestImagePinnedBy(t *testing.T) {
 	if got := runRuleOn(t, "image-pinned-by", deployment("a@"+digestA), nil, nil); len(got) != 0 {
 		t.Errorf("rule fired without requirePinnedBy: %+v", got)
 	}
+}
+
+// TestImageMutants: each image rule's selftest mutants turn a passing
+// render red.
+func TestImageMutants(t *testing.T) {
+	img := "ghcr.io/shop/web:1.4.2@" + digestA
+	ruletest.Mutants(t, imagerules.Digest, ruletest.Case{Input: deployment(img)})
+
+	verify := config.Default()
+	verify.Images.Digest = config.DigestVerify
+	answered := func(c *rules.Context) {
+		c.Resolutions = map[string]images.Resolution{img: {Digest: digestA}, "ghcr.io/shop/web:1.4.2": {Digest: digestA}}
+	}
+	ruletest.Mutants(t, imagerules.Resolve, ruletest.Case{Input: deployment(img), Config: verify, Setup: answered})
+
+	pinned := config.Default()
+	pinned.Images.RequirePinnedBy = true
+	stamped := strings.Replace(deployment(img), "namespace: prod}", "namespace: prod, annotations: {kubectl-gate.dev/pinned: v1}}", 1)
+	ruletest.Mutants(t, imagerules.PinnedBy, ruletest.Case{Input: stamped, Config: pinned})
+
+	allowed := config.Default()
+	allowed.Images.AllowedRegistries = []string{"ghcr.io"}
+	ruletest.Mutants(t, imagerules.Registry, ruletest.Case{Input: deployment(img), Config: allowed})
 }

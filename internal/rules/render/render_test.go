@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
 
@@ -54,4 +55,14 @@ func TestRenderEmptyAndCount(t *testing.T) {
 	if got := runRuleOn(t, "render-count", deployment("a@"+digestA)+"---\n"+local+"---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n", cfg, nil); len(got) != 1 {
 		t.Errorf("count 2 != 1 did not fire: %+v", got)
 	}
+}
+
+// TestRenderMutants: each render rule's selftest mutants turn a passing
+// render red.
+func TestRenderMutants(t *testing.T) {
+	ruletest.Mutants(t, render.Empty, ruletest.Case{Input: deployment("a@" + digestA)})
+	one := 1
+	cfg := config.Default()
+	cfg.Render.ExpectResources = &one
+	ruletest.Mutants(t, render.Count, ruletest.Case{Input: deployment("a@" + digestA), Config: cfg})
 }
