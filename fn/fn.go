@@ -46,7 +46,7 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin}
 	deps := gate.Deps{Version: p.version}
 	if opts.Pin || obj.Spec.Images.Digest == config.DigestVerify {
-		r, err := resolve.New(resolverOptions(&obj.Spec))
+		r, err := resolve.New(resolve.FromSpec(&obj.Spec))
 		if err != nil {
 			return p.fail(rl, fmt.Errorf("functionConfig spec.images: %w", err))
 		}
@@ -96,13 +96,4 @@ func functionConfig(n *yaml.RNode) (*config.Object, error) {
 		return nil, err
 	}
 	return config.Decode([]byte(s))
-}
-
-func resolverOptions(s *config.Spec) resolve.Options {
-	return resolve.Options{
-		Mirrors:    s.Images.Mirrors,
-		Insecure:   s.Images.InsecureRegistries,
-		Platform:   s.Images.Platform,
-		NoTagCache: s.Images.Digest == config.DigestVerify,
-	}
 }

@@ -31,16 +31,9 @@ func newResolvers(o *options) *resolvers {
 // --pull-secrets-from, the pull secrets of the render's workloads
 // (resources).
 func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.RNode) (images.Resolver, error) {
-	opts := resolve.Options{
-		Jobs:       rs.o.jobs,
-		Timeout:    rs.o.timeout,
-		Mirrors:    s.Images.Mirrors,
-		Insecure:   s.Images.InsecureRegistries,
-		Platform:   s.Images.Platform,
-		CacheDir:   rs.o.cacheDir,
-		TagTTL:     rs.o.tagTTL,
-		NoTagCache: s.Images.Digest == config.DigestVerify,
-	}
+	opts := resolve.FromSpec(s)
+	opts.Jobs, opts.Timeout = rs.o.jobs, rs.o.timeout
+	opts.CacheDir, opts.TagTTL = rs.o.cacheDir, rs.o.tagTTL
 	key := resolverKey(opts)
 	if rs.pull != nil {
 		kc, id, err := rs.pull.keychain(ctx, s, resources)
