@@ -11,14 +11,16 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
+	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
+	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 )
 
 // resolvers shares one resolver per distinct registry configuration across
 // all units of a run, so each unique image is resolved once.
 type resolvers struct {
 	o    *options
-	pull *pullSecrets // nil without --pull-secrets-from
+	pull *pullsecrets.Reader // nil without --pull-secrets-from
 	mu   sync.Mutex
 	m    map[string]*resolve.Resolver
 }
@@ -36,7 +38,7 @@ func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.
 	opts.CacheDir, opts.TagTTL = rs.o.cacheDir, rs.o.tagTTL
 	key := resolverKey(opts)
 	if rs.pull != nil {
-		kc, id, err := rs.pull.keychain(ctx, s, resources)
+		kc, id, err := rs.pull.Keychain(ctx, resources, imagerules.PodSpecPaths(s))
 		if err != nil {
 			return nil, err
 		}
