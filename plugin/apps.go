@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -75,7 +74,7 @@ func attachApps(ctx context.Context, o *options, units []*unit, progress func(st
 	if st, err := os.Stat(o.appsRoot); err != nil || !st.IsDir() {
 		return nil, usageErr("--apps-root", "%q is not a directory", o.appsRoot)
 	}
-	a := &appRenderer{o: o, remotes: checkoutURLs(o.appsRoot, o.repoURLs), byKey: map[string]*unit{}}
+	a := &appRenderer{o: o, remotes: render.CheckoutURLs(o.appsRoot, o.repoURLs), byKey: map[string]*unit{}}
 	level := units
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
 		var fresh []*unit
@@ -114,12 +113,12 @@ func (a *appRenderer) plan(u *unit) []*unit {
 				continue
 			}
 			as := argo.AppSource{App: app, Index: src.Index, Path: src.Path}
-			if why := skipSource(a.o.appsRoot, a.remotes, src); why != "" {
+			if why := render.SkipSource(a.o.appsRoot, a.remotes, src); why != "" {
 				as.Skipped = why
 				u.apps = append(u.apps, as)
 				continue
 			}
-			spec, err := localSource(a.o.appsRoot, app, src)
+			spec, err := render.LocalSource(a.o.appsRoot, app, src)
 			as.Path = filepath.ToSlash(spec.Dir)
 			u.apps = append(u.apps, as)
 			s, isNew := a.unitFor(app, src, spec, err)
@@ -132,50 +131,11 @@ func (a *appRenderer) plan(u *unit) []*unit {
 	return fresh
 }
 
-// skipSource says why an Application's source is not rendered from the
-// checkoutURLs returns the repoURLs that name the checkout at root: those
-// given with --repo-url, else its git remotes (a CI clone's remote is often a
-// local path or a mirror, which --repo-url corrects).
-func checkoutURLs(root string, given []string) []string {
-	if len(given) == 0 {
-		return render.GitRemotes(root)
-	}
-	out := make([]string, len(given))
-	for i, u := range given {
-		out[i] = render.NormalizeRepoURL(u)
-	}
-	return out
-}
-
-// checkout at root (remotes: its git remotes), or "". check --apps-root and
-// status --apps-root share it.
-func skipSource(root string, remotes []string, src argo.Source) string {
-	switch {
-	case src.Chart != "":
-		return fmt.Sprintf("Helm chart %s from %s: the gate does not run helm template", src.Chart, src.RepoURL)
-	case len(remotes) > 0 && !slices.Contains(remotes, render.NormalizeRepoURL(src.RepoURL)):
-		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, root, strings.Join(remotes, ", "))
-	}
-	return ""
-}
-
-// localSource is how to render an Application's source from the checkout at
-// root: root plus its path, with the Application's overrides; the error
-// says that the path leaves the repository. Shared with status --apps-root.
-func localSource(root string, app *yaml.RNode, src argo.Source) (render.ArgoSource, error) {
-	spec := render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
-		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory}
-	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
-		return spec, fmt.Errorf("Application %s: %s %q leaves the repository", argo.AppName(app), src.PathField(), src.Path)
-	}
-	return spec, nil
-}
-
 // unitFor returns the unit that renders a source, planning it when no
 // Application planned the same render before; err (from localSource) makes
 // a new unit fail.
 func (a *appRenderer) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSource, err error) (*unit, bool) {
-	key := sourceKey(spec)
+	key := render.SourceKey(spec)
 	name := argo.AppName(app) + " " + src.Field
 	if u, ok := a.byKey[key]; ok {
 		u.source.apps = append(u.source.apps, name)
@@ -184,23 +144,6 @@ func (a *appRenderer) unitFor(app *yaml.RNode, src argo.Source, spec render.Argo
 	u := &unit{name: spec.Dir, dir: spec.Dir, err: err, source: &appSource{spec: spec, field: src.PathField(), path: src.Path, apps: []string{name}}}
 	a.byKey[key] = u
 	return u, true
-}
-
-// sourceKey identifies a render: the directory, the Application's
-// overrides, and the Application's name when a parameter file names it.
-func sourceKey(s render.ArgoSource) string {
-	abs, _ := filepath.Abs(s.Dir)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%t|%t", abs, s.Helm, s.Plugin)
-	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory} {
-		if n != nil {
-			b.WriteString("|" + n.MustString())
-		}
-	}
-	if _, err := os.Stat(filepath.Join(s.Dir, ".argocd-source-"+s.App+".yaml")); err == nil {
-		b.WriteString("|" + s.App)
-	}
-	return b.String()
 }
 
 // render renders the planned units concurrently.

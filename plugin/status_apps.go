@@ -14,7 +14,7 @@ import (
 
 // appsRender renders, from the checkout at root, every source of the live
 // Application that deploys manifests, the way `check --apps-root` renders
-// an Application of the input (skipSource, localSource, render.RenderArgo),
+// an Application of the input (render.SkipSource, render.LocalSource, render.RenderArgo),
 // and returns the renders concatenated — the expected state of
 // `status --apps-root` — with where they came from:
 // "--apps-root . (spec.source.path examples/overlays/prod)".
@@ -28,7 +28,7 @@ func appsRender(obj *unstructured.Unstructured, root string, repoURLs []string) 
 		return nil, "", fmt.Errorf("reading Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	name := argo.AppName(app)
-	remotes := checkoutURLs(root, repoURLs)
+	remotes := render.CheckoutURLs(root, repoURLs)
 	opts := render.Options{}
 	var out []*yaml.RNode
 	var from []string
@@ -37,10 +37,10 @@ func appsRender(obj *unstructured.Unstructured, root string, repoURLs []string) 
 			continue
 		}
 		where := fmt.Sprintf("Application %s %s", name, src.Field)
-		if why := skipSource(root, remotes, src); why != "" {
+		if why := render.SkipSource(root, remotes, src); why != "" {
 			return nil, "", notRendered(where, root, why)
 		}
-		spec, err := localSource(root, app, src)
+		spec, err := render.LocalSource(root, app, src)
 		if err != nil {
 			return nil, "", err
 		}
