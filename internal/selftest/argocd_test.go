@@ -1,27 +1,17 @@
 package selftest
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
-
-func read(t *testing.T, text string) []*yaml.RNode {
-	t.Helper()
-	nodes, err := (&kio.ByteReader{Reader: bytes.NewBufferString(text), OmitReaderAnnotations: true}).Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nodes
-}
 
 const shopApp = `
 apiVersion: argoproj.io/v1alpha1
@@ -42,7 +32,7 @@ func TestRunApps(t *testing.T) {
 		if ns != "" {
 			meta = "{name: web, namespace: " + ns + "}"
 		}
-		return read(t, "apiVersion: v1\nkind: Service\nmetadata: "+meta+"\n")
+		return ruletest.Parse(t, "apiVersion: v1\nkind: Service\nmetadata: "+meta+"\n")
 	}
 	cases := []struct {
 		name string
@@ -61,7 +51,7 @@ func TestRunApps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := read(t, shopApp)
+			in := ruletest.Parse(t, shopApp)
 			cfg := config.Default()
 			cfg.Rules["argocd-source-not-rendered"] = "off"
 			opts := gate.Options{Config: cfg, Apps: c.apps(in[0])}
@@ -81,7 +71,7 @@ func TestRunApps(t *testing.T) {
 					t.Errorf("%s: got %s, want %s (fired %v)", r.Rule, r.Got, c.want, r.Fired)
 				}
 			}
-			if in[0].MustString() != read(t, shopApp)[0].MustString() || opts.Apps[0].Resources == nil && c.want == "fail" {
+			if in[0].MustString() != ruletest.Parse(t, shopApp)[0].MustString() || opts.Apps[0].Resources == nil && c.want == "fail" {
 				t.Error("a mutant changed the baseline")
 			}
 		})

@@ -1,11 +1,9 @@
 package argocd_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
@@ -15,16 +13,6 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
-
-// parse reads a YAML stream.
-func parse(t *testing.T, text string) []*yaml.RNode {
-	t.Helper()
-	nodes, err := (&kio.ByteReader{Reader: bytes.NewBufferString(text), OmitReaderAnnotations: true}).Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nodes
-}
 
 // check runs one rule the way the engine does.
 func check(t *testing.T, id string, resources []*yaml.RNode, apps []argo.AppSource, cfg *config.Spec) []finding.Finding {
@@ -80,7 +68,7 @@ func appSource(t *testing.T, app *yaml.RNode, index int, path, render string) ar
 	t.Helper()
 	var res []*yaml.RNode
 	if render != "" {
-		res = parse(t, render)
+		res = ruletest.Parse(t, render)
 	}
 	return argo.AppSource{App: app, Index: index, Path: path, Resources: res}
 }
@@ -135,7 +123,7 @@ metadata: {name: child, namespace: argocd}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := parse(t, c.app)
+			res := ruletest.Parse(t, c.app)
 			var apps []argo.AppSource
 			for i, r := range c.sources {
 				apps = append(apps, appSource(t, res[0], i, "overlays/prod", r))
@@ -155,7 +143,7 @@ metadata: {name: child, namespace: argocd}
 }
 
 func TestDestinationNamespaceProposesTheRenderedNamespace(t *testing.T) {
-	res := parse(t, prodApp)
+	res := ruletest.Parse(t, prodApp)
 	apps := []argo.AppSource{appSource(t, res[0], -1, "overlays/prod", strings.ReplaceAll(prodRender, "shop-prod", "shop-staging"))}
 	got := check(t, "argocd-destination-namespace", res, apps, nil)
 	if len(got) != 1 || got[0].Field.CurrentValue != "shop-prod" || got[0].Field.ProposedValue != "shop-staging" {
@@ -164,7 +152,7 @@ func TestDestinationNamespaceProposesTheRenderedNamespace(t *testing.T) {
 }
 
 func TestSourceEmpty(t *testing.T) {
-	res := parse(t, multiApp)
+	res := ruletest.Parse(t, multiApp)
 	local := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {config.kubernetes.io/local-config: \"true\"}\n"
 	cases := []struct {
 		name string
@@ -230,7 +218,7 @@ spec: {generators: [{clusters: {}}], template: {metadata: {name: x}, spec: {}}}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := parse(t, c.input)
+			res := ruletest.Parse(t, c.input)
 			var apps []argo.AppSource
 			if c.apps != nil {
 				apps = c.apps(res[0])

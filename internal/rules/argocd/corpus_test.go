@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -18,7 +19,7 @@ func corpusFile(t *testing.T, path string) []*yaml.RNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parse(t, string(data))
+	return ruletest.Parse(t, string(data))
 }
 
 // Real ignoreDifferences from Argo CD's reference manifests and from

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
 
 // appWithIgnore is an Application whose spec.ignoreDifferences is entries.
@@ -50,7 +51,7 @@ func TestIgnoreDifferencesApplication(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := check(t, "argocd-ignore-differences", parse(t, appWithIgnore(c.entries)), nil, nil)
+			got := check(t, "argocd-ignore-differences", ruletest.Parse(t, appWithIgnore(c.entries)), nil, nil)
 			if len(got) != len(c.want) {
 				t.Fatalf("%d findings, want %d:\n%s", len(got), len(c.want), messages(got))
 			}
@@ -64,7 +65,7 @@ func TestIgnoreDifferencesApplication(t *testing.T) {
 }
 
 func TestIgnoreDifferencesAllowListIsConfigurable(t *testing.T) {
-	input := parse(t, appWithIgnore("  - {kind: Deployment, jsonPointers: [/spec/template/metadata/annotations, /spec/replicas]}\n"))
+	input := ruletest.Parse(t, appWithIgnore("  - {kind: Deployment, jsonPointers: [/spec/template/metadata/annotations, /spec/replicas]}\n"))
 	cfg := config.Default()
 	cfg.ArgoCD.IgnoreDifferencesAllowed = []string{"/spec/template/metadata/annotations"}
 	got := check(t, "argocd-ignore-differences", input, nil, cfg)
@@ -104,7 +105,7 @@ func TestIgnoreDifferencesArgoCDConfigMap(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := check(t, "argocd-ignore-differences", parse(t, c.input), nil, nil)
+			got := check(t, "argocd-ignore-differences", ruletest.Parse(t, c.input), nil, nil)
 			if len(got) != len(c.want) {
 				t.Fatalf("%d findings, want %d:\n%s", len(got), len(c.want), messages(got))
 			}

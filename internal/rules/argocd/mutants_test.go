@@ -1,23 +1,14 @@
-package argocd
+package argocd_test
 
 import (
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/argocd"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
-
-const shopApp = `
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  source: {repoURL: https://github.com/example/shop.git, path: overlays/prod}
-  destination: {namespace: shop-prod}
-  ignoreDifferences:
-    - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}
-`
 
 const argocdCM = `
 apiVersion: v1
@@ -28,29 +19,46 @@ data:
     jsonPointers: [/spec/replicas]
 `
 
+// TestWidenIgnoreDifferences: the ignoreDifferences mutant widens an
+// Application's entry, adds one, or widens argocd-cm's, and applies to
+// nothing else.
 func TestWidenIgnoreDifferences(t *testing.T) {
+	widen := argocd.IgnoreDifferences.Mutants[0]
 	cases := []struct {
 		name, input string
 		applies     bool
 	}{
-		{"an Application's pointer", shopApp, true},
+		{"an Application's pointer", appWithIgnore("    - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"), true},
 		{"an Application without entries gets one", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec: {}\n", true},
 		{"argocd-cm", argocdCM, true},
 		{"nothing of Argo CD", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := ruletest.Parse(t, c.input)
-			if got := argo.IgnoreDifferences(in[0], config.Default()); len(got) != 0 {
+			s := &rules.Subject{Resources: ruletest.Parse(t, c.input), Config: config.Default()}
+			if got := argo.IgnoreDifferences(s.Resources[0], s.Config); len(got) != 0 {
 				t.Fatalf("the baseline fires: %v", got)
 			}
-			out, ok := widenIgnoreDifferences(in, config.Default())
-			if ok != c.applies {
+			if ok := widen.Apply(s); ok != c.applies {
 				t.Fatalf("applies = %v, want %v", ok, c.applies)
 			}
-			if ok && len(argo.IgnoreDifferences(out[0], config.Default())) == 0 {
-				t.Errorf("the widened entry does not fire:\n%s", out[0].MustString())
+			if c.applies && len(argo.IgnoreDifferences(s.Resources[0], s.Config)) == 0 {
+				t.Errorf("the widened entry does not fire:\n%s", s.Resources[0].MustString())
 			}
+		})
+	}
+}
+
+// TestArgoCDMutants: each argocd rule's selftest mutants turn a passing
+// Application (and the render of its source) red.
+func TestArgoCDMutants(t *testing.T) {
+	rendered := func(c *rules.Context) {
+		app := c.Resources[0]
+		c.Apps = []argo.AppSource{appSource(t, app, -1, "overlays/prod", prodRender)}
+	}
+	for _, r := range []rules.Rule{argocd.DestinationNamespace, argocd.SourceEmpty, argocd.IgnoreDifferences} {
+		t.Run(r.ID, func(t *testing.T) {
+			ruletest.Mutants(t, r, ruletest.Case{Input: prodApp, Setup: rendered})
 		})
 	}
 }
