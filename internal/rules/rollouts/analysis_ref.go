@@ -153,3 +153,34 @@ func argFindings(ro *yaml.RNode, g analysisGroup, templates []*yaml.RNode) []fin
 	}
 	return out
 }
+
+// misspellTemplate misspells the first templateName the Rollout references.
+func misspellTemplate(ro *yaml.RNode) bool {
+	strategy, err := ro.Pipe(yaml.Lookup("spec", "strategy"))
+	if err != nil || strategy == nil {
+		return false
+	}
+	n := firstField(strategy.YNode(), "templateName")
+	if n == nil || n.Value == "" {
+		return false
+	}
+	n.Value += "-selftest-typo"
+	return true
+}
+
+// firstField finds the value node of the first mapping key named key, depth first.
+func firstField(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+				return n.Content[i+1]
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if found := firstField(c, key); found != nil {
+			return found
+		}
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // BlueGreenAutoPromotion fires on a blue/green that promotes itself untested.
@@ -67,4 +68,11 @@ func whenPromoted(seconds scalar) string {
 		return fmt.Sprintf("%d s after it is ready (autoPromotionSeconds), watched or not", s)
 	}
 	return "as soon as it is ready"
+}
+
+func selfPromote(bg *yaml.RNode) bool {
+	if _, err := bg.Pipe(yaml.Clear("prePromotionAnalysis")); err != nil {
+		return false
+	}
+	return bg.PipeE(yaml.SetField("autoPromotionEnabled", yaml.NewScalarRNode("true"))) == nil
 }

@@ -3,6 +3,7 @@ package rollouts
 import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // BlueGreenServices fires on blue/green Service pairs the controller rejects or that leave nothing to test.
@@ -36,4 +37,9 @@ func checkBlueGreenServices(c *rules.Context) []finding.Finding {
 		out = append(out, sharedFindings(users, rule, ro, pair[:])...)
 	}
 	return out
+}
+
+func previewAtActive(bg *yaml.RNode) bool {
+	active := stringField(bg, "activeService")
+	return active != "" && setString(bg, "previewService", active)
 }

@@ -153,3 +153,27 @@ func hasStrategy(ro *yaml.RNode, key string) bool {
 	n := yamlpath.Get(ro.YNode(), "spec", "strategy", key)
 	return n != nil && n.Tag != yaml.NodeTagNull
 }
+
+// removeJudgmentSteps drops every pause, analysis and experiment step.
+func removeJudgmentSteps(canary *yaml.RNode) bool {
+	steps, err := canary.Pipe(yaml.Lookup("steps"))
+	if err != nil || steps == nil || steps.YNode().Kind != yaml.SequenceNode {
+		return false
+	}
+	var kept []*yaml.Node
+	for _, s := range steps.YNode().Content {
+		st := yaml.NewRNode(s)
+		if st.Field("pause") == nil && st.Field("analysis") == nil && st.Field("experiment") == nil {
+			kept = append(kept, s)
+		}
+	}
+	removed := len(kept) < len(steps.YNode().Content)
+	steps.YNode().Content = kept
+	return removed
+}
+
+// jumpToFull replaces the steps with a 10% step straight to 100%.
+func jumpToFull(canary *yaml.RNode) bool {
+	steps, err := yaml.Parse("- setWeight: 10\n- setWeight: 100\n")
+	return err == nil && canary.PipeE(yaml.SetField("steps", steps)) == nil
+}

@@ -3,6 +3,7 @@ package rollouts
 import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // CanaryServices fires on canary Service pairs the controller rejects or that split nothing.
@@ -50,4 +51,9 @@ func checkCanaryServices(c *rules.Context) []finding.Finding {
 		out = append(out, sharedFindings(users, rule, ro, refs)...)
 	}
 	return out
+}
+
+func canaryAtStable(canary *yaml.RNode) bool {
+	stable := stringField(canary, "stableService")
+	return stable != "" && stringField(canary, "canaryService") != "" && setString(canary, "canaryService", stable)
 }

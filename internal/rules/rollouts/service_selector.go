@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
@@ -79,4 +80,54 @@ func mismatch(key, want, got string, ok bool) string {
 		return fmt.Sprintf("selector %s=%s has no label %s", key, want, key)
 	}
 	return fmt.Sprintf("selector %s=%s but the label is %s=%s", key, want, key, got)
+}
+
+// breakSelector changes the selector of the first Service in the render
+// that a Rollout names: an existing label value gets a suffix, or, with no
+// label but the hash, a label the pods lack is added.
+func breakSelector(rs []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
+	named := map[[2]string]bool{}
+	for _, ro := range rolloutsIn(rs) {
+		for _, name := range namedServices(ro) {
+			named[[2]string{ro.GetNamespace(), name}] = true
+		}
+	}
+	for _, svc := range rs {
+		if svc.GetKind() != "Service" || svc.GetApiVersion() != "v1" || !named[[2]string{svc.GetNamespace(), svc.GetName()}] {
+			continue
+		}
+		sel, err := svc.Pipe(yaml.LookupCreate(yaml.MappingNode, "spec", "selector"))
+		if err == nil && sel != nil && breakMap(sel) {
+			return rs, true
+		}
+	}
+	return nil, false
+}
+
+func breakMap(sel *yaml.RNode) bool {
+	keys, err := sel.Fields()
+	if err != nil {
+		return false
+	}
+	for _, k := range keys {
+		if k != "rollouts-pod-template-hash" {
+			return setString(sel, k, stringField(sel, k)+"-selftest-broken")
+		}
+	}
+	return setString(sel, "kubectl-gate.dev/selftest", "broken")
+}
+
+// namedServices lists the Services a Rollout's strategy names.
+func namedServices(ro *yaml.RNode) []string {
+	var out []string
+	for _, p := range [][]string{
+		{"canary", "canaryService"}, {"canary", "stableService"},
+		{"blueGreen", "activeService"}, {"blueGreen", "previewService"},
+	} {
+		n, err := ro.Pipe(yaml.Lookup("spec", "strategy", p[0], p[1]))
+		if err == nil && n != nil && yaml.GetValue(n) != "" {
+			out = append(out, yaml.GetValue(n))
+		}
+	}
+	return out
 }

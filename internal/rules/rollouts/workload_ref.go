@@ -80,3 +80,11 @@ func isEmpty(v any) bool {
 	}
 	return false
 }
+
+func renameWorkloadRef(ro *yaml.RNode) bool {
+	ref, err := ro.Pipe(yaml.Lookup("spec", "workloadRef"))
+	if err != nil || ref == nil {
+		return false
+	}
+	return renameField("name")(ref)
+}
