@@ -87,6 +87,12 @@ func SetDigests(path string, digests map[string]string) ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing %s: %w", path, err)
 	}
+	// A document that is not a mapping (a bare tag, a scalar, a list) is no
+	// kustomization; editing it would write an empty or broken file (found
+	// by FuzzSetDigests).
+	if node.YNode().Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("parsing %s: the document is not a YAML mapping", path)
+	}
 	changes, err := setDigests(node, digests)
 	if err != nil {
 		return nil, fmt.Errorf("editing images: of %s: %w", path, err)
