@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/kustomization"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
+	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -92,7 +92,7 @@ func TestSetDigestsLeavesABrokenFileAlone(t *testing.T) {
 // TestDigestsToWrite: only repositories left unpinned in the source get a
 // digest written.
 func TestDigestsToWrite(t *testing.T) {
-	source := ruletest.Parse(t, `apiVersion: apps/v1
+	source := parseYAML(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
@@ -106,7 +106,7 @@ spec:
 	if !unpinned["ghcr.io/shop/web"] || unpinned["nginx"] || len(unpinned) != 1 {
 		t.Fatalf("unpinned = %v", unpinned)
 	}
-	pinned := ruletest.Parse(t, strings.Replace(streamOf(source), "ghcr.io/shop/web:1.4.2", "ghcr.io/shop/web:1.4.2@"+digestA, 1))
+	pinned := parseYAML(t, strings.Replace(streamOf(source), "ghcr.io/shop/web:1.4.2", "ghcr.io/shop/web:1.4.2@"+digestA, 1))
 	got := kustomization.PinnedDigests(pinned, nil, unpinned)
 	if len(got) != 1 || got["ghcr.io/shop/web"] != digestA {
 		t.Errorf("digests = %v", got)
@@ -119,4 +119,13 @@ func streamOf(nodes []*yaml.RNode) string {
 		b.WriteString(n.MustString())
 	}
 	return b.String()
+}
+
+func parseYAML(t *testing.T, text string) []*yaml.RNode {
+	t.Helper()
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(text), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodes
 }

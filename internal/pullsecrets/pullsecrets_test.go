@@ -8,10 +8,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
 
 const render = `apiVersion: v1
@@ -71,7 +72,7 @@ spec:
 // combination, custom kinds through the configured pod spec paths, and the
 // render's own ServiceAccounts with their secrets.
 func TestPodAuths(t *testing.T) {
-	pods, sas := pullsecrets.PodAuths(ruletest.Parse(t, render), []images.PodSpecPath{{Kind: "Runner", Path: "spec.pod"}})
+	pods, sas := pullsecrets.PodAuths(parseYAML(t, render), []images.PodSpecPath{{Kind: "Runner", Path: "spec.pod"}})
 	want := []pullsecrets.PodAuth{
 		{Namespace: "shop", ServiceAccount: "default", PullSecrets: "web-pull,ghcr"},
 		{Namespace: "", ServiceAccount: "builder"},
@@ -127,11 +128,11 @@ func TestReaderFailsClosedWithoutACluster(t *testing.T) {
 		calls++
 		return pullsecrets.Cluster{}, errors.New("loading the kubeconfig: context \"prod\" does not exist")
 	})
-	if _, _, err := r.Keychain(context.Background(), ruletest.Parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), nil); err != nil || calls != 0 {
+	if _, _, err := r.Keychain(context.Background(), parseYAML(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), nil); err != nil || calls != 0 {
 		t.Fatalf("no pod specs: err %v, %d connections", err, calls)
 	}
 	for range 2 {
-		_, _, err := r.Keychain(context.Background(), ruletest.Parse(t, render), nil)
+		_, _, err := r.Keychain(context.Background(), parseYAML(t, render), nil)
 		if err == nil || !strings.HasPrefix(err.Error(), "--pull-secrets-from prod: loading the kubeconfig") {
 			t.Fatalf("err = %v", err)
 		}
@@ -139,4 +140,13 @@ func TestReaderFailsClosedWithoutACluster(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("%d connection attempts, want 1", calls)
 	}
+}
+
+func parseYAML(t *testing.T, text string) []*yaml.RNode {
+	t.Helper()
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(text), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodes
 }
