@@ -77,7 +77,7 @@ func (r *Resolver) remoteOptions() []remote.Option {
 	g := &guard{next: r.cfg.transport, insecure: r.cfg.insecure, secrets: r.secrets, stats: r.stats}
 	rt := &retrier{next: g, retries: r.cfg.retries, timeout: r.cfg.requestTimeout, breaker: newBreaker(), stats: r.stats}
 	return []remote.Option{
-		remote.WithTransport(rt),
+		remote.WithTransport(&integrity{next: rt}),
 		remote.WithAuthFromKeychain(r.cfg.keychain),
 		remote.WithRetryStatusCodes(),
 		remote.WithRetryPredicate(func(error) bool { return false }),
