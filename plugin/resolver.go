@@ -41,6 +41,13 @@ func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.
 		TagTTL:     rs.o.tagTTL,
 		NoTagCache: s.Images.Digest == config.DigestVerify,
 	}
+	if opts.CacheDir != "" {
+		k, err := cacheKey()
+		if err != nil {
+			return nil, err
+		}
+		opts.CacheKey = k
+	}
 	key := resolverKey(opts)
 	if rs.pull != nil {
 		kc, id, err := rs.pull.keychain(ctx, s, resources)
