@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // options are the flags shared by check, pin and selftest.
@@ -29,6 +30,7 @@ type options struct {
 	repoURLs           []string
 	ruleOverrides      []string
 	digest             string
+	maxInputBytes      int64
 
 	// registry look-ups
 	insecureRegistries []string
@@ -51,6 +53,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringArrayVarP(&o.kustomizations, "kustomize", "k", nil, "render this kustomization directory in process (repeatable; checked concurrently)")
 	fs.StringArrayVarP(&o.files, "filename", "f", nil, "read rendered manifests from a file, a directory or - for stdin (repeatable)")
 	fs.BoolVarP(&o.recursive, "recursive", "R", false, "with -f DIR, read subdirectories too")
+	fs.Int64Var(&o.maxInputBytes, "max-input-bytes", stream.DefaultMaxBytes, "refuse a -f file or stdin larger than this (no verdict)")
 	fs.StringVar(&o.configFile, "config", "", "a Gate or Pin object (the KRM function's functionConfig)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
@@ -110,6 +113,9 @@ func (o *options) validate(pin bool) error {
 	}
 	if o.enableExec && !o.enableAlphaPlugins {
 		return usageErr("--enable-exec", "needs --enable-alpha-plugins, as with kustomize")
+	}
+	if o.maxInputBytes < 1 {
+		return usageErr("--max-input-bytes", "%d is less than 1", o.maxInputBytes)
 	}
 	if o.jobs < 1 {
 		return usageErr("--jobs", "%d is less than 1", o.jobs)

@@ -53,7 +53,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	_ = g.Wait()
 	if len(o.files) > 0 {
 		u := &unit{name: fmt.Sprint(o.files)}
-		u.resources, u.err = render.Files(o.files, stdin, o.recursive)
+		u.resources, u.err = render.Files(o.files, stdin, o.recursive, o.maxInputBytes)
 		units = append(units, u)
 	}
 	return units
