@@ -60,7 +60,7 @@ items:
   kind: ConfigMap
   metadata: {name: b}
 `,
-	"JSON": `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"a": "1"}}`,
+	"JSON":            `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"a": "1"}}`,
 	"empty documents": "---\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n",
 }
 
@@ -97,12 +97,12 @@ apiVersion: v1
 kind: ConfigMap
 metadata: *meta
 `, "unknown anchor"},
-	"bare sequence":            {"- a\n", "a list, not a Kubernetes object"},
-	"scalar":                   {"hello\n", "a scalar"},
-	"no kind":                  {"foo: bar\n", "no apiVersion or kind"},
-	"alias to nothing":         {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
-	"merge of a scalar":        {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
-	"recursive alias":          {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
+	"bare sequence":     {"- a\n", "a list, not a Kubernetes object"},
+	"scalar":            {"hello\n", "a scalar"},
+	"no kind":           {"foo: bar\n", "no apiVersion or kind"},
+	"alias to nothing":  {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
+	"merge of a scalar": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
+	"recursive alias":   {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
 	"billion laughs": {`apiVersion: v1
 kind: ConfigMap
 a: &a ["x","x","x","x","x","x","x","x","x","x"]
