@@ -228,3 +228,15 @@ func kindName(n *yaml.Node) string {
 	}
 	return "document"
 }
+
+// NormalizeAll normalizes the items of one document (a ResourceList's),
+// in order, so an alias may name an anchor of an earlier item.
+func NormalizeAll(items []*yaml.RNode) error {
+	w := &walk{budget: maxExpanded, anchors: map[*yaml.Node]bool{}}
+	for i, n := range items {
+		if err := w.normalize(n.YNode(), 0); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	return nil
+}
