@@ -133,6 +133,10 @@ func Load(path string) (*Object, error) {
 // Decode parses a Gate or Pin object strictly, defaults and validates it
 // (spec.rules must name known rule ids).
 func Decode(data []byte) (*Object, error) {
+	data, err := oneDocument(data)
+	if err != nil {
+		return nil, err
+	}
 	unknown, err := unknownFields(data)
 	if err != nil {
 		return nil, fmt.Errorf("decoding gate config: %w", err)
