@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -116,5 +117,24 @@ func FuzzIsIndexBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = isIndexBody(b)
 		_ = bodyMediaType(b)
+	})
+}
+
+// FuzzPinned feeds the pinning rewrite arbitrary references: what it
+// returns is always a valid reference by digest ending in that digest.
+func FuzzPinned(f *testing.F) {
+	d := "sha256:" + strings.Repeat("0f", 32)
+	for _, s := range []string{"nginx", "nginx:1.27", "host:5000/app:v1", "host:5000/app", "a/b@" + d, "x:y@sha256:bad"} {
+		f.Add(s, d, true)
+		f.Add(s, d, false)
+	}
+	f.Fuzz(func(t *testing.T, ref, digest string, dropTag bool) {
+		out, err := Pinned(ref, digest, dropTag)
+		if err != nil {
+			return
+		}
+		if _, err := name.NewDigest(out); err != nil || !strings.HasSuffix(out, "@"+digest) {
+			t.Fatalf("Pinned(%q, %q) = %q: %v", ref, digest, out, err)
+		}
 	})
 }
