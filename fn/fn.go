@@ -25,7 +25,15 @@ var ErrFindings = errors.New("the gate found violations")
 // Run executes the function once: ResourceList from stdin to stdout.
 // The input is read up to stream.DefaultMaxBytes and checked as kubectl
 // would read it (stream.CheckResourceList) before the framework sees it.
-func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, version string) error {
+//
+// A crash is an error like any other (no verdict): the build fails.
+func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, version string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+			fmt.Fprintf(stderr, "ERROR [gate-fn]: no verdict: %v (a bug: please report it)\n", err)
+		}
+	}()
 	data, err := stream.ReadAll(stdin, 0, "the ResourceList")
 	if err == nil {
 		err = stream.CheckResourceList(data)

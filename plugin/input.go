@@ -42,6 +42,11 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	done := 0
 	for i, dir := range o.kustomizations {
 		g.Go(func() error {
+			defer func() {
+				if err := recovered(recover()); err != nil {
+					units[i] = &unit{name: dir, dir: dir, err: err}
+				}
+			}()
 			units[i] = renderUnit(dir, o)
 			mu.Lock()
 			done++
