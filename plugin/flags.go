@@ -120,6 +120,12 @@ func (o *options) validate(pin bool) error {
 	if o.jobs < 1 {
 		return usageErr("--jobs", "%d is less than 1", o.jobs)
 	}
+	// Flag values (--rule, --digest, --platform) are checked once here, so
+	// a bad one is a usage error (2) before anything is rendered, not a
+	// per-input failure (3).
+	if err := o.apply(config.Default()); err != nil {
+		return err
+	}
 	return o.validatePullSecretFlags()
 }
 
