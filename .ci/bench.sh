@@ -368,12 +368,21 @@ HOST=
 # ---- 4. Go benchmarks --------------------------------------------------------
 GOB=()
 if [[ $GOBENCH == 1 ]]; then
-	log "4. go test -bench 'Check10k|Resolve400x4000'"
+	log "4. go test -bench 'Check10k|Resolve400x4000', then ArgoRules (1k, 4k, 20k Applications)"
 	if ! guarded "$W/gobench.out" "$W/gobench.err" "$GO" test -run XXX -bench 'Check10k|Resolve400x4000' -benchmem \
 		-timeout "${LIMIT}s" ./internal/gate/ ./internal/resolve/; then
 		tail -n 20 "$W/gobench.out" "$W/gobench.err" >&2
 		die "go test -bench failed"
 	fi
+	# ArgoRules: 1k, 4k and 20k Applications with rendered sources, once
+	# each: linear (20,000 did not finish in 500 s while the rules scanned
+	# every render per Application).
+	if ! guarded "$W/gobench-apps.out" "$W/gobench.err" "$GO" test -run XXX -bench 'ArgoRules' -benchtime 1x -benchmem \
+		-timeout "${LIMIT}s" ./internal/rules/argocd/; then
+		tail -n 20 "$W/gobench-apps.out" "$W/gobench.err" >&2
+		die "go test -bench ArgoRules failed"
+	fi
+	cat "$W/gobench-apps.out" >>"$W/gobench.out"
 	mapfile -t GOB < <(grep -E '^Benchmark' "$W/gobench.out")
 	((${#GOB[@]})) || die "go test -bench printed no Benchmark lines: $(tail -n 5 "$W/gobench.out")"
 fi

@@ -1,6 +1,7 @@
 package fn
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,15 +16,34 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // ErrFindings is returned when an error-severity result was emitted.
 var ErrFindings = errors.New("the gate found violations")
 
 // Run executes the function once: ResourceList from stdin to stdout.
-func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, version string) error {
+// The input is read up to stream.DefaultMaxBytes and checked as kubectl
+// would read it (stream.CheckResourceList) before the framework sees it.
+//
+// A crash is an error like any other (no verdict): the build fails.
+func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, version string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+			fmt.Fprintf(stderr, "ERROR [gate-fn]: no verdict: %v (a bug: please report it)\n", err)
+		}
+	}()
+	data, err := stream.ReadAll(stdin, 0, "the ResourceList")
+	if err == nil {
+		err = stream.CheckResourceList(data)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR [gate-fn]: no verdict: %v\n", err)
+		return err
+	}
 	p := &processor{ctx: ctx, stderr: stderr, version: version}
-	err := framework.Execute(p, &kio.ByteReadWriter{Reader: stdin, Writer: stdout})
+	err = framework.Execute(p, &kio.ByteReadWriter{Reader: bytes.NewReader(data), Writer: stdout})
 	if err != nil && !errors.Is(err, ErrFindings) && !p.reported {
 		fmt.Fprintf(stderr, "ERROR [gate-fn]: %v\n", err)
 	}
@@ -39,6 +59,9 @@ type processor struct {
 
 // Process runs the gate on the ResourceList in place.
 func (p *processor) Process(rl *framework.ResourceList) error {
+	if err := stream.NormalizeAll(rl.Items); err != nil {
+		return p.fail(rl, fmt.Errorf("ResourceList items: %w", err))
+	}
 	obj, err := functionConfig(rl.FunctionConfig)
 	if err != nil {
 		return p.fail(rl, fmt.Errorf("functionConfig: %w", err))

@@ -161,6 +161,11 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 			continue
 		}
 		g.Go(func() error {
+			defer func() {
+				if err := recovered(recover()); err != nil {
+					u.err = err
+				}
+			}()
 			renderSource(u, opts)
 			mu.Lock()
 			done++

@@ -76,10 +76,13 @@ func (r *runner) finish(s Streams, total *finding.Report, out *bytes.Buffer, cod
 	if err := report.Write(reportTo, total, report.Options{Format: r.o.output, Color: color, FailOnWarning: failOnWarning, Version: r.version, Rules: reportRules()}); err != nil {
 		return fail(s.Err, err)
 	}
-	switch total.Verdict(failOnWarning) {
-	case finding.VerdictNoVerdict:
+	switch verdict := total.Verdict(failOnWarning); {
+	case code == ExitUsage:
+		// A usage error (a typo'd Gate in a kustomization) stays 2: the
+		// run was misconfigured, whatever else it found.
+	case verdict == finding.VerdictNoVerdict:
 		code = max(code, ExitNoVerdict)
-	case finding.VerdictFail:
+	case verdict == finding.VerdictFail:
 		if code == ExitPass {
 			code = ExitViolation
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // options are the flags shared by check, pin and selftest.
@@ -29,6 +30,7 @@ type options struct {
 	repoURLs           []string
 	ruleOverrides      []string
 	digest             string
+	maxInputBytes      int64
 
 	// registry look-ups
 	insecureRegistries []string
@@ -51,6 +53,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringArrayVarP(&o.kustomizations, "kustomize", "k", nil, "render this kustomization directory in process (repeatable; checked concurrently)")
 	fs.StringArrayVarP(&o.files, "filename", "f", nil, "read rendered manifests from a file, a directory or - for stdin (repeatable)")
 	fs.BoolVarP(&o.recursive, "recursive", "R", false, "with -f DIR, read subdirectories too")
+	fs.Int64Var(&o.maxInputBytes, "max-input-bytes", stream.DefaultMaxBytes, "refuse a -f file or stdin larger than this (no verdict)")
 	fs.StringVar(&o.configFile, "config", "", "a Gate or Pin object (the KRM function's functionConfig)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
@@ -65,7 +68,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.platform, "platform", "", "pin this platform's manifest (os/arch) instead of the index")
 	fs.IntVar(&o.jobs, "jobs", 8, "concurrent registry look-ups")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall deadline for registry look-ups")
-	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR (digests forever, tags for --tag-ttl)")
+	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR, signed with a key kept outside it (digests for a day, tags for --tag-ttl)")
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
@@ -111,8 +114,17 @@ func (o *options) validate(pin bool) error {
 	if o.enableExec && !o.enableAlphaPlugins {
 		return usageErr("--enable-exec", "needs --enable-alpha-plugins, as with kustomize")
 	}
+	if o.maxInputBytes < 1 {
+		return usageErr("--max-input-bytes", "%d is less than 1", o.maxInputBytes)
+	}
 	if o.jobs < 1 {
 		return usageErr("--jobs", "%d is less than 1", o.jobs)
+	}
+	// Flag values (--rule, --digest, --platform) are checked once here, so
+	// a bad one is a usage error (2) before anything is rendered, not a
+	// per-input failure (3).
+	if err := o.apply(config.Default()); err != nil {
+		return err
 	}
 	return o.validatePullSecretFlags()
 }

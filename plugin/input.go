@@ -42,6 +42,11 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	done := 0
 	for i, dir := range o.kustomizations {
 		g.Go(func() error {
+			defer func() {
+				if err := recovered(recover()); err != nil {
+					units[i] = &unit{name: dir, dir: dir, err: err}
+				}
+			}()
 			units[i] = renderUnit(dir, o)
 			mu.Lock()
 			done++
@@ -53,7 +58,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	_ = g.Wait()
 	if len(o.files) > 0 {
 		u := &unit{name: fmt.Sprint(o.files)}
-		u.resources, u.err = render.Files(o.files, stdin, o.recursive)
+		u.resources, u.err = render.Files(o.files, stdin, o.recursive, o.maxInputBytes)
 		units = append(units, u)
 	}
 	return units
@@ -77,18 +82,21 @@ func renderUnit(dir string, o *options) *unit {
 	return u
 }
 
-// specFor picks a unit's config: --config wins, then the Gate/Pin of the
-// top-level kustomization (the same config kustomize would run), then the
-// default; flags apply on top.
+// specFor picks a unit's config: --config (else the defaults), tightened by
+// the Gate/Pin of the top-level kustomization (config.Tighten); flags
+// apply on top.
 func specFor(u *unit, base *config.Object, o *options) (*config.Spec, error) {
-	var spec config.Spec
-	switch {
-	case base != nil:
-		spec = base.Spec
-	case u.found != nil:
-		spec = u.found.Spec
-	default:
-		spec = *config.Default()
+	// The caller's config (--config, else the defaults) is the floor: a
+	// Gate/Pin inside the render, which a pull request controls, may only
+	// tighten it unless --config says spec.allowInTreeLoosening
+	// (SECURITY.md).
+	trusted := *config.Default()
+	if base != nil {
+		trusted = base.Spec
+	}
+	spec := trusted
+	if u.found != nil {
+		spec = config.Tighten(trusted, u.found.Spec, ruleDefaults())
 	}
 	spec = cloneSpec(spec)
 	if err := o.apply(&spec); err != nil {

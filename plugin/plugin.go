@@ -34,8 +34,16 @@ type command struct {
 }
 
 // Run runs the plugin with args (without the program name) and returns the
-// exit code.
-func Run(ctx context.Context, args []string, s Streams, version string) int {
+// exit code. A crash anywhere on the calling goroutine is exit 3 with a
+// one-line report; --debug adds the stack.
+func Run(ctx context.Context, args []string, s Streams, version string) (code int) {
+	args, withStack := takeDebug(args)
+	defer func() {
+		var pe *PanicError
+		if errors.As(recovered(recover()), &pe) {
+			code = crashReport(s, pe, withStack)
+		}
+	}()
 	cmds := commands(version)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(s.Err, cmds)

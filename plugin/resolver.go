@@ -36,6 +36,13 @@ func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.
 	opts := resolve.FromSpec(s)
 	opts.Jobs, opts.Timeout = rs.o.jobs, rs.o.timeout
 	opts.CacheDir, opts.TagTTL = rs.o.cacheDir, rs.o.tagTTL
+	if opts.CacheDir != "" {
+		k, err := cacheKey()
+		if err != nil {
+			return nil, err
+		}
+		opts.CacheKey = k
+	}
 	key := resolverKey(opts)
 	if rs.pull != nil {
 		kc, id, err := rs.pull.Keychain(ctx, resources, imagerules.PodSpecPaths(s))

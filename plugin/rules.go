@@ -39,6 +39,15 @@ func RuleTable() string {
 func esc(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 // reportRules describes every rule for the SARIF and JUnit printers.
+// ruleDefaults maps every rule id to its default severity.
+func ruleDefaults() map[string]string {
+	out := map[string]string{}
+	for _, r := range all.Rules() {
+		out[r.ID] = string(r.Default)
+	}
+	return out
+}
+
 func reportRules() []report.Rule {
 	rs := all.Rules()
 	out := make([]report.Rule, len(rs))

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -207,6 +208,9 @@ func (o *statusOptions) readers() (argo, dest live.Reader, err error) {
 }
 
 func (o *statusOptions) reader(flags *genericclioptions.ConfigFlags, what string) (live.Reader, error) {
+	if err := clusterConfigured(flags); err != nil {
+		return nil, fmt.Errorf("loading %s: %w", what, err)
+	}
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", what, err)
@@ -225,4 +229,21 @@ func noVerdict(s Streams, err error) int {
 	}
 	fmt.Fprintf(s.Err, "kubectl gate status: no verdict: %v\n", err)
 	return ExitNoVerdict
+}
+
+// clusterConfigured refuses a kubeconfig that names no cluster: client-go
+// would fall back to plain HTTP on localhost:8080 (clientcmd.ClusterDefaults)
+// and the answer, or the refusal, would be about a cluster nobody chose.
+func clusterConfigured(flags *genericclioptions.ConfigFlags) error {
+	if flags.APIServer != nil && *flags.APIServer != "" {
+		return nil
+	}
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return err
+	}
+	if len(raw.Clusters) == 0 && os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return errors.New("no cluster configured (the kubeconfig names none; set --kubeconfig, KUBECONFIG or --server): refusing to guess localhost:8080")
+	}
+	return nil
 }

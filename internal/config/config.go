@@ -55,6 +55,11 @@ type Spec struct {
 	// or warning. The plugin's --fail-on warning sets it too; the KRM
 	// function fails kustomize on warnings when it is warning.
 	FailOn string `json:"failOn,omitempty"`
+	// AllowInTreeLoosening, in the caller's --config, lets a Gate/Pin
+	// object inside the rendered tree loosen this config (lower a
+	// severity, turn a check off). Without it such an object may only
+	// tighten (see Tighten). Ignored in the in-tree object itself.
+	AllowInTreeLoosening bool `json:"allowInTreeLoosening,omitempty"`
 }
 
 // FailOn values.
@@ -133,6 +138,10 @@ func Load(path string) (*Object, error) {
 // Decode parses a Gate or Pin object strictly, defaults and validates it
 // (spec.rules must name known rule ids).
 func Decode(data []byte) (*Object, error) {
+	data, err := oneDocument(data)
+	if err != nil {
+		return nil, err
+	}
 	unknown, err := unknownFields(data)
 	if err != nil {
 		return nil, fmt.Errorf("decoding gate config: %w", err)

@@ -75,6 +75,12 @@ type File struct {
 func Configure(fs []Finding, severities map[string]string) []Finding {
 	out := fs[:0]
 	for _, f := range fs {
+		if f.NoVerdict {
+			// Could not decide is not a severity: never lowered, never off.
+			f.Severity = SeverityError
+			out = append(out, f)
+			continue
+		}
 		switch sev := severities[f.Rule]; sev {
 		case Off:
 			continue

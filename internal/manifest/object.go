@@ -53,6 +53,11 @@ type Key struct {
 	Kind, Namespace, Name string
 }
 
+// KeyOf is an object's key, as SameObject compares it.
+func KeyOf(r *yaml.RNode) Key {
+	return Key{Kind(r), Namespace(r), Name(r)}
+}
+
 // Index finds resources by kind, namespace and name.
 type Index struct {
 	byKey  map[Key]*yaml.RNode
@@ -63,7 +68,7 @@ type Index struct {
 func NewIndex(resources []*yaml.RNode) *Index {
 	ix := &Index{byKey: map[Key]*yaml.RNode{}, byKind: map[string][]*yaml.RNode{}}
 	for _, r := range resources {
-		k := Key{Kind(r), Namespace(r), Name(r)}
+		k := KeyOf(r)
 		ix.byKey[k] = r
 		ix.byKind[k.Kind] = append(ix.byKind[k.Kind], r)
 	}

@@ -69,7 +69,7 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources, err := Files(files, nil, false)
+	resources, err := Files(files, nil, false, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
-	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // Stdin is the path that names standard input.
@@ -26,11 +26,12 @@ var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation
 // Files reads rendered manifests from files, directories (their .yaml, .yml
 // and .json files; subdirectories with recursive) and "-" for stdin. Each
 // object carries its file path and index. A file that does not parse is an
-// error naming it.
-func Files(paths []string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) {
+// error naming it. Each input is read up to maxBytes (0:
+// stream.DefaultMaxBytes); a larger one is a *stream.TooLargeError.
+func Files(paths []string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yaml.RNode, error) {
 	var out []*yaml.RNode
 	for _, p := range paths {
-		nodes, err := readPath(p, stdin, recursive)
+		nodes, err := readPath(p, stdin, recursive, maxBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -39,11 +40,11 @@ func Files(paths []string, stdin io.Reader, recursive bool) ([]*yaml.RNode, erro
 	return out, nil
 }
 
-func readPath(p string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) {
+func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yaml.RNode, error) {
 	if p == Stdin {
-		data, err := io.ReadAll(stdin)
+		data, err := stream.ReadAll(stdin, maxBytes, "stdin")
 		if err != nil {
-			return nil, fmt.Errorf("reading stdin: %w", err)
+			return nil, err
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
 			// An empty pipe is most often a command before it that failed
@@ -57,7 +58,7 @@ func readPath(p string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) 
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
 	if !st.IsDir() {
-		return readFile(p)
+		return readFile(p, maxBytes)
 	}
 	files, err := manifestFiles(p, recursive)
 	if err != nil {
@@ -65,7 +66,7 @@ func readPath(p string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) 
 	}
 	var out []*yaml.RNode
 	for _, f := range files {
-		nodes, err := readFile(f)
+		nodes, err := readFile(f, maxBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -74,10 +75,15 @@ func readPath(p string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) 
 	return out, nil
 }
 
-func readFile(path string) ([]*yaml.RNode, error) {
-	data, err := os.ReadFile(path)
+func readFile(path string, maxBytes int64) ([]*yaml.RNode, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := stream.ReadAll(f, maxBytes, path)
+	if err != nil {
+		return nil, err
 	}
 	return Parse(data, filepath.ToSlash(path))
 }
@@ -106,33 +112,4 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
-}
-
-// Parse reads a YAML or JSON stream; objects get the given path annotation.
-// A `kind: List` is unwrapped into its items, as kubectl does.
-func Parse(data []byte, path string) ([]*yaml.RNode, error) {
-	nodes, err := parseStream(data, path)
-	if err != nil {
-		return nil, err
-	}
-	var out []*yaml.RNode
-	for _, n := range nodes {
-		if n.GetKind() == "" && n.GetApiVersion() == "" {
-			return nil, fmt.Errorf("parsing %s: document %s is not a Kubernetes object (no apiVersion or kind)", path, yamlpath.Annotation(n.YNode(), kioutil.IndexAnnotation))
-		}
-		if n.GetKind() != "List" {
-			out = append(out, n)
-			continue
-		}
-		items, err := n.Pipe(yaml.Lookup("items"))
-		if err != nil || items == nil {
-			continue
-		}
-		elems, _ := items.Elements()
-		for _, e := range elems {
-			yamlpath.SetAnnotation(e.YNode(), kioutil.PathAnnotation, path)
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }

@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,7 +28,9 @@ type gateFS struct {
 	seen     map[string]bool
 	injected bool
 	err      error // a bad Gate/Pin config: reported instead of kustomize's error
-	edit     func(*yaml.RNode) error
+	// restrictNone is --load-restrictor LoadRestrictionsNone.
+	restrictNone bool
+	edit         func(*yaml.RNode) error
 	// images maps a kustomization path to the repositories its images:
 	// entries produce (newName, else name).
 	images map[string][]string
@@ -121,9 +125,9 @@ func (g *gateFS) strip(node *yaml.RNode, path, field string, top bool) (bool, er
 func (g *gateFS) loadEntry(dir, entry string) (*config.Object, error) {
 	text := entry
 	if !strings.Contains(entry, "\n") {
-		data, err := g.FileSystem.ReadFile(filepath.Join(dir, entry))
-		if err != nil {
-			return nil, nil // not a local file: kustomize resolves it
+		data, err := g.readEntry(dir, entry)
+		if err != nil || data == nil {
+			return nil, err
 		}
 		text = string(data)
 	}
@@ -133,9 +137,50 @@ func (g *gateFS) loadEntry(dir, entry string) (*config.Object, error) {
 	}
 	obj, err := config.Decode([]byte(text))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", entry, err)
+		return nil, &config.UsageError{Where: entry, Err: err}
 	}
 	return obj, nil
+}
+
+// maxEntry bounds the read of a validators:/transformers: file.
+const maxEntry = 1 << 20
+
+// readEntry reads a validators:/transformers: entry as kustomize's load
+// restrictor allows it, before kustomize does: the path, symlinks
+// resolved, must stay under the kustomization's directory (unless
+// --load-restrictor LoadRestrictionsNone), be a regular file (never a
+// device or a FIFO, which would exhaust memory or block), and is read up to
+// maxEntry. nil, nil means not a local file: kustomize resolves it.
+func (g *gateFS) readEntry(dir, entry string) ([]byte, error) {
+	path := filepath.Join(dir, entry)
+	if !g.FileSystem.Exists(path) {
+		return nil, nil
+	}
+	d, f, err := g.FileSystem.CleanedAbs(path)
+	if err != nil || f == "" {
+		return nil, nil // a directory or unresolvable: kustomize reports it
+	}
+	root, _, rerr := g.FileSystem.CleanedAbs(dir)
+	if !g.restrictNone && (rerr != nil || !d.HasPrefix(root)) {
+		return nil, &config.UsageError{Where: entry, Err: fmt.Errorf("file is not in or below %s (kustomize's load restrictor refuses it)", dir)}
+	}
+	resolved := d.Join(f)
+	if fi, err := os.Stat(resolved); err != nil || !fi.Mode().IsRegular() {
+		return nil, &config.UsageError{Where: entry, Err: fmt.Errorf("%s is not a regular file", resolved)}
+	}
+	fh, err := os.Open(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", entry, err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxEntry+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", entry, err)
+	}
+	if len(data) > maxEntry {
+		return nil, &config.UsageError{Where: entry, Err: fmt.Errorf("larger than %d bytes", maxEntry)}
+	}
+	return data, nil
 }
 
 // inject switches on origin and transformer annotations.

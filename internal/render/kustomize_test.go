@@ -155,11 +155,11 @@ func TestFiles(t *testing.T) {
 		"sub/c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\n",
 		"notes.txt":  "not yaml: [",
 	})
-	flat, err := Files([]string{dir}, nil, false)
+	flat, err := Files([]string{dir}, nil, false, 0)
 	if err != nil || len(flat) != 3 {
 		t.Fatalf("flat: %d objects, %v", len(flat), err)
 	}
-	deep, err := Files([]string{dir}, nil, true)
+	deep, err := Files([]string{dir}, nil, true, 0)
 	if err != nil || len(deep) != 4 {
 		t.Fatalf("recursive: %d objects, %v", len(deep), err)
 	}
@@ -167,13 +167,13 @@ func TestFiles(t *testing.T) {
 		t.Errorf("source of the secret = %+v", f)
 	}
 	bad := tree(t, map[string]string{"x.yaml": "kind: [\n"})
-	if _, err := Files([]string{bad}, nil, false); err == nil || !strings.Contains(err.Error(), "x.yaml") {
+	if _, err := Files([]string{bad}, nil, false, 0); err == nil || !strings.Contains(err.Error(), "x.yaml") {
 		t.Errorf("malformed file: err = %v", err)
 	}
-	if _, err := Files([]string{"-"}, strings.NewReader("  \n"), false); err == nil {
+	if _, err := Files([]string{"-"}, strings.NewReader("  \n"), false, 0); err == nil {
 		t.Error("empty stdin read as an empty render")
 	}
-	if _, err := Files([]string{"-"}, strings.NewReader("foo: bar\n"), false); err == nil {
+	if _, err := Files([]string{"-"}, strings.NewReader("foo: bar\n"), false, 0); err == nil {
 		t.Error("a document that is not an object was accepted")
 	}
 }

@@ -1,51 +1,91 @@
 package resolve
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
-// cacheVersion names the on-disk layout, so a future change can start afresh.
-const cacheVersion = "v1"
+// cacheVersion names the on-disk layout, so a change starts afresh: v1
+// entries carried no signature and are never read.
+const cacheVersion = "v2"
+
+// maxEntry bounds the read of one cache entry; a real one is ~250 bytes.
+const maxEntry = 4 << 10
 
 // diskCache keeps answers across runs, one small JSON file per answer,
 // written atomically (temp file + rename) so concurrent runs sharing a
 // directory never read half an entry. It holds references and digests only,
-// never credentials. A broken entry is a miss.
+// never credentials.
+//
+// A cache directory is a trust boundary (SECURITY.md): whoever can write it
+// could otherwise choose the digests pin emits. So every entry is signed
+// with an HMAC under a key that does not live in the directory, bound to
+// its bucket and key, and checked on every read together with its age; an
+// entry that fails any check is a miss, asked afresh and overwritten.
 type diskCache struct {
-	dir    string
-	tagTTL time.Duration
-	now    func() time.Time
+	dir       string
+	key       []byte
+	tagTTL    time.Duration
+	digestTTL time.Duration
+	now       func() time.Time
+	rejected  func()
 }
 
 type cacheEntry struct {
+	Bucket string    `json:"bucket"`
 	Key    string    `json:"key"`
 	Digest string    `json:"digest"`
 	At     time.Time `json:"at"`
+	MAC    string    `json:"mac"`
 }
 
-// Cache buckets: digests that exist (kept forever) and tag answers (TTL).
+// Cache buckets: digests that exist, and tag answers.
 const (
 	bucketDigests = "digests"
 	bucketTags    = "tags"
 )
 
-func newDiskCache(dir string, tagTTL time.Duration, now func() time.Time) (*diskCache, error) {
-	if dir == "" {
+func newDiskCache(c *config, rejected func()) (*diskCache, error) {
+	if c.cacheDir == "" {
 		return nil, nil
 	}
-	c := &diskCache{dir: filepath.Join(dir, cacheVersion), tagTTL: tagTTL, now: now}
-	for _, b := range []string{bucketDigests, bucketTags} {
-		if err := os.MkdirAll(filepath.Join(c.dir, b), 0o700); err != nil {
+	d := &diskCache{dir: filepath.Join(c.cacheDir, cacheVersion), key: c.cacheKey, tagTTL: c.tagTTL,
+		digestTTL: c.digestTTL, now: c.now, rejected: rejected}
+	for _, b := range []string{"", bucketDigests, bucketTags} {
+		p := filepath.Join(d.dir, b)
+		if err := os.MkdirAll(p, 0o700); err != nil {
 			return nil, fmt.Errorf("creating cache directory: %w", err)
 		}
+		if err := private(p); err != nil {
+			return nil, err
+		}
 	}
-	return c, nil
+	return d, nil
+}
+
+// private refuses a cache directory other users may write: they could
+// replace entries faster than signatures help (deleting them) and it says
+// the cache is shared, which must be a decision (SECURITY.md).
+func private(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("checking cache directory: %w", err)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("cache directory %s is writable by other users (mode %v): a shared cache is a trust boundary, use a private one", dir, fi.Mode().Perm())
+	}
+	return nil
 }
 
 // usable reports whether the cache answers look-ups of this sort.
@@ -53,27 +93,66 @@ func (c *diskCache) usable(byDigest bool) bool {
 	return c != nil && (byDigest || c.tagTTL > 0)
 }
 
-// get returns a cached digest for key: any entry for a digest, an entry no
-// older than the tag TTL for a tag.
+func (c *diskCache) ttl(byDigest bool) time.Duration {
+	if byDigest {
+		return c.digestTTL
+	}
+	return c.tagTTL
+}
+
+// get returns a cached digest for key when the entry is intact, signed,
+// answers exactly this key and is younger than its bucket's TTL.
 func (c *diskCache) get(byDigest bool, key string) (string, bool) {
 	if !c.usable(byDigest) {
 		return "", false
 	}
-	b, err := os.ReadFile(c.path(byDigest, key))
+	e, err := c.read(c.path(byDigest, key))
 	if err != nil {
-		return "", false
-	}
-	var e cacheEntry
-	if json.Unmarshal(b, &e) != nil || e.Key != key || e.Digest == "" {
-		return "", false
-	}
-	if !byDigest {
-		age := c.now().Sub(e.At)
-		if age < 0 || age >= c.tagTTL {
-			return "", false
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.rejected()
 		}
+		return "", false
+	}
+	if !c.valid(e, byDigest, key) {
+		c.rejected()
+		return "", false
+	}
+	age := c.now().Sub(e.At)
+	if age < 0 || age >= c.ttl(byDigest) {
+		return "", false
 	}
 	return e.Digest, true
+}
+
+// read opens only a regular file and reads a bounded amount.
+func (c *diskCache) read(path string) (cacheEntry, error) {
+	var e cacheEntry
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return e, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return e, fmt.Errorf("cache entry %s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxEntry))
+	if err != nil {
+		return e, err
+	}
+	return e, json.Unmarshal(b, &e)
+}
+
+func (c *diskCache) valid(e cacheEntry, byDigest bool, key string) bool {
+	h, err := v1.NewHash(e.Digest)
+	return err == nil && h.Algorithm == "sha256" && e.Bucket == bucket(byDigest) && e.Key == key &&
+		hmac.Equal([]byte(e.MAC), []byte(c.sign(e)))
+}
+
+// sign is the entry's HMAC-SHA256 over every field it answers with.
+func (c *diskCache) sign(e cacheEntry) string {
+	m := hmac.New(sha256.New, c.key)
+	fmt.Fprintf(m, "%s\x00%s\x00%s\x00%s\x00%s", cacheVersion, e.Bucket, e.Key, e.Digest, e.At.UTC().Format(time.RFC3339Nano))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // put stores an answer; it returns an error only for the caller's counters.
@@ -81,7 +160,9 @@ func (c *diskCache) put(byDigest bool, key, digest string) error {
 	if !c.usable(byDigest) {
 		return nil
 	}
-	b, err := json.Marshal(cacheEntry{Key: key, Digest: digest, At: c.now().UTC()})
+	e := cacheEntry{Bucket: bucket(byDigest), Key: key, Digest: digest, At: c.now().UTC()}
+	e.MAC = c.sign(e)
+	b, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
@@ -101,11 +182,14 @@ func (c *diskCache) put(byDigest bool, key, digest string) error {
 	return os.Rename(tmp.Name(), final)
 }
 
-func (c *diskCache) path(byDigest bool, key string) string {
-	bucket := bucketTags
+func bucket(byDigest bool) string {
 	if byDigest {
-		bucket = bucketDigests
+		return bucketDigests
 	}
+	return bucketTags
+}
+
+func (c *diskCache) path(byDigest bool, key string) string {
 	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(c.dir, bucket, hex.EncodeToString(sum[:])+".json")
+	return filepath.Join(c.dir, bucket(byDigest), hex.EncodeToString(sum[:])+".json")
 }

@@ -1,9 +1,11 @@
 package resolve
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,12 +71,15 @@ func TestDiskCache(t *testing.T) {
 	}
 	clk.advance(2 * time.Minute) // 61 minutes after the tag answer
 	if n := lookups(opts); n != 1 {
-		t.Errorf("past TTL: %d manifest requests, want 1 (the tag; digests never expire)", n)
+		t.Errorf("past TTL: %d manifest requests, want 1 (the tag; the digest is younger than a day)", n)
 	}
-	clk.advance(365 * 24 * time.Hour)
 	noTags := Options{CacheDir: dir, Now: clk.Now}
 	if n := lookups(noTags); n != 1 {
 		t.Errorf("TagTTL 0: %d manifest requests, want 1 (the tag)", n)
+	}
+	clk.advance(DefaultDigestTTL)
+	if n := lookups(noTags); n != 2 {
+		t.Errorf("past the digest TTL: %d manifest requests, want 2 (digest entries are re-confirmed)", n)
 	}
 }
 
@@ -101,16 +106,154 @@ func TestDiskCacheIgnoresBrokenEntries(t *testing.T) {
 	ref := tr.ref("app@" + d)
 	wantDigest(t, r.Resolve(ctxT(t), []string{ref}), ref, d)
 
-	entries, err := filepath.Glob(filepath.Join(dir, cacheVersion, bucketDigests, "*.json"))
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("cache entries %v, %v; want 1", entries, err)
-	}
-	if err := os.WriteFile(entries[0], []byte("{not json"), 0o600); err != nil {
+	entry := onlyEntry(t, dir, bucketDigests)
+	if err := os.WriteFile(entry, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r = newResolver(t, tr, Options{CacheDir: dir})
 	wantDigest(t, r.Resolve(ctxT(t), []string{ref}), ref, d)
-	if s := r.Stats(); s.CacheHits != 0 || s.ManifestRequests != 1 {
-		t.Errorf("stats %+v: want the broken entry treated as a miss", s)
+	if s := r.Stats(); s.CacheHits != 0 || s.ManifestRequests != 1 || s.CacheRejects != 1 {
+		t.Errorf("stats %+v: want the broken entry rejected and treated as a miss", s)
+	}
+}
+
+func onlyEntry(t *testing.T, dir, bucket string) string {
+	t.Helper()
+	entries, err := filepath.Glob(filepath.Join(dir, cacheVersion, bucket, "*.json"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("cache entries %v, %v; want 1", entries, err)
+	}
+	return entries[0]
+}
+
+// editEntry rewrites one field of a cache entry as an attacker with write
+// access to the directory would, keeping the JSON well formed.
+func editEntry(t *testing.T, path string, edit func(*cacheEntry)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	edit(&e)
+	if b, err = json.Marshal(e); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A tampered tag entry must not make pin emit the attacker's digest, and a
+// forged digest entry must not make verify pass a digest that does not
+// exist: both are rejected, asked afresh and overwritten.
+func TestDiskCacheNeverTrustsTamperedEntries(t *testing.T) {
+	t.Parallel()
+	tr := newRegistry(t)
+	good := tr.pushImage(t, "app:1")
+	evil := tr.pushImage(t, "evil:1")
+	missing := "sha256:" + fmt.Sprintf("%064x", 9)
+	tag := tr.ref("app:1")
+	cases := []struct {
+		name   string
+		ref    string
+		bucket string
+		edit   func(*cacheEntry)
+		other  []byte // a different signing key, when set
+	}{
+		{"tag entry points elsewhere", tag, bucketTags, func(e *cacheEntry) { e.Digest = evil }, nil},
+		{"tag entry re-signed without the key", tag, bucketTags, func(e *cacheEntry) { e.Digest = evil; e.MAC = "" }, nil},
+		{"entry signed with another key", tag, bucketTags, nil, []byte("somebody else's key!")},
+		{"tag entry made younger", tag, bucketTags, func(e *cacheEntry) { e.At = e.At.Add(time.Minute) }, nil},
+		{"digest entry for a missing digest", tr.ref("app@" + good), bucketDigests, func(e *cacheEntry) { e.Key = strings.Replace(e.Key, good, missing, 1) }, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := Options{CacheDir: dir, TagTTL: time.Hour, CacheKey: c.other}
+			r := newResolver(t, tr, opts)
+			wantDigest(t, r.Resolve(ctxT(t), []string{c.ref}), c.ref, good)
+			if c.edit != nil {
+				editEntry(t, onlyEntry(t, dir, c.bucket), c.edit)
+			}
+			r = newResolver(t, tr, Options{CacheDir: dir, TagTTL: time.Hour})
+			wantDigest(t, r.Resolve(ctxT(t), []string{c.ref}), c.ref, good)
+			if s := r.Stats(); s.CacheHits != 0 || s.CacheRejects != 1 || s.ManifestRequests != 1 {
+				t.Errorf("stats %+v: want the entry rejected and asked afresh", s)
+			}
+			r = newResolver(t, tr, Options{CacheDir: dir, TagTTL: time.Hour})
+			wantDigest(t, r.Resolve(ctxT(t), []string{c.ref}), c.ref, good)
+			if s := r.Stats(); s.CacheHits != 1 || s.ManifestRequests != 0 {
+				t.Errorf("stats %+v: want the rewritten entry trusted", s)
+			}
+		})
+	}
+}
+
+// An entry moved to the file of another key answers nothing.
+func TestDiskCacheEntryBoundToItsKey(t *testing.T) {
+	t.Parallel()
+	tr := newRegistry(t)
+	tr.pushImage(t, "app:1")
+	evil := tr.pushImage(t, "evil:1")
+	dir := t.TempDir()
+	r := newResolver(t, tr, Options{CacheDir: dir, TagTTL: time.Hour})
+	r.Resolve(ctxT(t), []string{tr.ref("app:1"), tr.ref("evil:1")})
+	c := r.cache
+	evilEntry := c.path(false, tr.ref("evil:1")+"|")
+	b, err := os.ReadFile(evilEntry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.path(false, tr.ref("app:1")+"|"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = newResolver(t, tr, Options{CacheDir: dir, TagTTL: time.Hour})
+	got := r.Resolve(ctxT(t), []string{tr.ref("app:1")})
+	if got[tr.ref("app:1")].Digest == evil {
+		t.Fatal("an entry copied from another key was trusted")
+	}
+	if s := r.Stats(); s.CacheRejects != 1 {
+		t.Errorf("stats %+v: want one rejected entry", s)
+	}
+}
+
+// A symbolic link or FIFO planted in place of an entry is neither followed
+// nor waited on.
+func TestDiskCacheReadsOnlyRegularFiles(t *testing.T) {
+	t.Parallel()
+	tr := newRegistry(t)
+	d := tr.pushImage(t, "app:1")
+	dir := t.TempDir()
+	ref := tr.ref("app@" + d)
+	r := newResolver(t, tr, Options{CacheDir: dir})
+	entry := r.cache.path(true, tr.host+"/app@"+d)
+	if err := os.Symlink("/dev/zero", entry); err != nil {
+		t.Fatal(err)
+	}
+	wantDigest(t, r.Resolve(ctxT(t), []string{ref}), ref, d)
+	if s := r.Stats(); s.CacheRejects != 1 {
+		t.Errorf("stats %+v: want the symlink rejected", s)
+	}
+}
+
+func TestDiskCacheRefusesSharedDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, cacheVersion), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, cacheVersion), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{CacheDir: dir, CacheKey: testCacheKey})
+	if err == nil || !strings.Contains(err.Error(), "writable by other users") {
+		t.Fatalf("want a shared cache directory refused, got %v", err)
+	}
+	if _, err := New(Options{CacheDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "signing key") {
+		t.Fatalf("want a cache without a key refused, got %v", err)
 	}
 }

@@ -24,8 +24,12 @@
 // wire are redacted from every error string.
 //
 // An optional on-disk cache ([Options.CacheDir]) keeps digest-existence
-// answers forever (a digest names immutable content) and tag answers only
-// for [Options.TagTTL].
+// answers for [Options.DigestTTL] and tag answers for [Options.TagTTL].
+// Entries are signed with [Options.CacheKey] and checked on every read, so
+// a tampered cache costs look-ups, never a wrong answer. Every manifest
+// answer is checked before use: a Content-Type that is not a manifest's, a
+// body that does not hash to the Docker-Content-Digest header or whose
+// mediaType contradicts the header is an [Inconsistent] failure.
 //
 // Typical use:
 //

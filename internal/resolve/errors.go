@@ -30,6 +30,11 @@ const (
 	Invalid
 	// Canceled: the caller's context was canceled.
 	Canceled
+	// Inconsistent: the registry's answer contradicts itself (a digest
+	// header the body does not hash to, a Content-Type that is not a
+	// manifest's or disagrees with the body, an index where an image was
+	// due). Its message names the registry.
+	Inconsistent
 )
 
 // String returns the kind's name in lower case, as used in messages.
@@ -45,6 +50,8 @@ func (k ErrorKind) String() string {
 		return "invalid reference"
 	case Canceled:
 		return "canceled"
+	case Inconsistent:
+		return "inconsistent answer"
 	default:
 		return "unavailable"
 	}
@@ -102,9 +109,12 @@ func classify(err error) ErrorKind {
 		te  *transport.Error
 		nf  *notFoundError
 		inv *invalidError
+		ie  *inconsistentError
 		ne  net.Error
 	)
 	switch {
+	case errors.As(err, &ie):
+		return Inconsistent
 	case errors.As(err, &inv):
 		return Invalid
 	case errors.As(err, &nf):

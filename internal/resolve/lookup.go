@@ -69,18 +69,40 @@ func (r *Resolver) platformString() string {
 	return r.cfg.platform.String()
 }
 
-// fetch asks the registry about one target.
+// fetch asks the registry about one target. With Options.Platform a tag is
+// read with GET, so that whether it names an index is judged from the body
+// (whose digest the integrity check matched), never from a Content-Type
+// header: a registry that labels an index as an image must not get the
+// index pinned.
 func (r *Resolver) fetch(ctx context.Context, t target) (string, error) {
+	if r.cfg.platform != nil && !t.byDigest() {
+		g, err := r.puller.Get(ctx, t.lookup)
+		if err != nil {
+			return "", err
+		}
+		return r.platformDigest(ctx, t.lookup, manifest{desc: g.Descriptor, body: g.Manifest})
+	}
 	m, err := r.describe(ctx, t.lookup)
 	switch {
 	case err != nil:
 		return "", err
 	case t.byDigest():
 		return t.digest, nil // HEAD/GET by digest checked the digest matches
-	case r.cfg.platform == nil || !m.desc.MediaType.IsIndex():
+	}
+	return m.desc.Digest.String(), nil
+}
+
+// platformDigest answers a tag's body for Options.Platform: the body's own
+// digest for an image, the matching child for an index.
+func (r *Resolver) platformDigest(ctx context.Context, ref name.Reference, m manifest) (string, error) {
+	index, err := isIndexBody(m.body)
+	if err != nil {
+		return "", &inconsistentError{registry: ref.Context().RegistryStr(), msg: err.Error()}
+	}
+	if !index {
 		return m.desc.Digest.String(), nil
 	}
-	return r.child(ctx, t.lookup, m)
+	return r.child(ctx, ref, m)
 }
 
 // manifest is what a HEAD (desc only) or GET (desc and body) told us.
@@ -125,26 +147,27 @@ func headFallback(err error) bool {
 	return true
 }
 
-// child picks the manifest for Options.Platform out of an index, fetching
-// the index by digest when only a HEAD was made.
+// child picks the manifest for Options.Platform out of an index's body and
+// reads it by digest to make sure it is an image, not another index.
 func (r *Resolver) child(ctx context.Context, ref name.Reference, m manifest) (string, error) {
-	body := m.body
-	if body == nil {
-		g, err := r.puller.Get(ctx, ref.Context().Digest(m.desc.Digest.String()))
-		if err != nil {
-			return "", err
-		}
-		body = g.Manifest
-	}
-	idx, err := v1.ParseIndexManifest(bytes.NewReader(body))
+	idx, err := v1.ParseIndexManifest(bytes.NewReader(m.body))
 	if err != nil {
 		return "", fmt.Errorf("parsing index %s: %w", m.desc.Digest, err)
 	}
 	want := *r.cfg.platform
 	for _, c := range idx.Manifests {
-		if c.Platform != nil && c.Platform.Satisfies(want) {
-			return c.Digest.String(), nil
+		if c.Platform == nil || !c.Platform.Satisfies(want) {
+			continue
 		}
+		g, err := r.puller.Get(ctx, ref.Context().Digest(c.Digest.String()))
+		if err != nil {
+			return "", err
+		}
+		if nested, err := isIndexBody(g.Manifest); err != nil || nested {
+			return "", &inconsistentError{registry: ref.Context().RegistryStr(),
+				msg: fmt.Sprintf("the %s child %s of index %s is not an image manifest", want, c.Digest, m.desc.Digest)}
+		}
+		return c.Digest.String(), nil
 	}
 	return "", &notFoundError{msg: fmt.Sprintf("index %s has no manifest for platform %s", m.desc.Digest, want)}
 }

@@ -19,7 +19,14 @@ const (
 	DefaultRequestTimeout = 10 * time.Second
 	DefaultTimeout        = 2 * time.Minute
 	DefaultRetries        = 3
+	// DefaultDigestTTL is how long a cached "this digest exists" answer is
+	// used before the registry is asked again: content behind a digest never
+	// changes, but it can be deleted, and a look-up per day is cheap.
+	DefaultDigestTTL = 24 * time.Hour
 )
+
+// minCacheKey is the shortest HMAC key a cache accepts.
+const minCacheKey = 16
 
 // maxRetries bounds Options.Retries so that a typo cannot turn a gate run
 // into an hour of polite waiting.
@@ -65,8 +72,18 @@ type Options struct {
 	// clone of remote.DefaultTransport.
 	Transport http.RoundTripper
 	// CacheDir, when set, keeps answers on disk across runs: digest-existence
-	// answers forever, tag answers for TagTTL. The directory is created.
+	// answers for DigestTTL, tag answers for TagTTL. The directory is created
+	// private (0700); one that other users may write is refused. Every entry
+	// is signed with CacheKey and checked on read; a tampered, forged,
+	// misplaced or expired entry is asked afresh, never trusted.
 	CacheDir string
+	// CacheKey is the HMAC key entries are signed with, at least 16 bytes;
+	// required with CacheDir. Keep it outside the cache directory: whoever
+	// holds it can write answers the gate believes.
+	CacheKey []byte
+	// DigestTTL is how long a cached digest-existence answer is used.
+	// 0 means DefaultDigestTTL.
+	DigestTTL time.Duration
 	// TagTTL is how long a cached tag → digest answer stays valid. 0 disables
 	// the tag cache; it needs CacheDir.
 	TagTTL time.Duration
@@ -89,7 +106,9 @@ type config struct {
 	keychain       authn.Keychain
 	transport      http.RoundTripper
 	cacheDir       string
+	cacheKey       []byte
 	tagTTL         time.Duration
+	digestTTL      time.Duration
 	now            func() time.Time
 }
 
@@ -102,7 +121,9 @@ func (o Options) config() (*config, error) {
 		keychain:       o.Keychain,
 		transport:      o.Transport,
 		cacheDir:       o.CacheDir,
+		cacheKey:       o.CacheKey,
 		tagTTL:         o.TagTTL,
+		digestTTL:      orDefault(o.DigestTTL, DefaultDigestTTL),
 		now:            o.Now,
 	}
 	if err := o.checkNumbers(); err != nil {
@@ -140,6 +161,10 @@ func (o Options) checkNumbers() error {
 		return fmt.Errorf("tag TTL must not be negative, got %v", o.TagTTL)
 	case o.TagTTL > 0 && o.CacheDir == "":
 		return errors.New("tag TTL needs a cache directory")
+	case o.DigestTTL < 0:
+		return fmt.Errorf("digest TTL must not be negative, got %v", o.DigestTTL)
+	case o.CacheDir != "" && len(o.CacheKey) < minCacheKey:
+		return fmt.Errorf("a cache directory needs a signing key of at least %d bytes", minCacheKey)
 	}
 	return nil
 }

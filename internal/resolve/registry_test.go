@@ -169,6 +169,9 @@ func (k keychain) Resolve(res authn.Resource) (authn.Authenticator, error) {
 	return authn.Anonymous, nil
 }
 
+// testCacheKey signs test caches.
+var testCacheKey = []byte("kubectl-gate test cache key")
+
 // newResolver builds a Resolver for tr with test-friendly defaults.
 func newResolver(t testing.TB, tr *testRegistry, opts Options) *Resolver {
 	t.Helper()
@@ -177,6 +180,9 @@ func newResolver(t testing.TB, tr *testRegistry, opts Options) *Resolver {
 	}
 	if opts.Keychain == nil {
 		opts.Keychain = keychain{}
+	}
+	if opts.CacheDir != "" && opts.CacheKey == nil {
+		opts.CacheKey = testCacheKey
 	}
 	r, err := New(opts)
 	if err != nil {

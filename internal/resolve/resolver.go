@@ -48,6 +48,10 @@ type Stats struct {
 	// CacheErrors is the number of answers that could not be written to the
 	// on-disk cache (the answers themselves were fine).
 	CacheErrors int64
+	// CacheRejects is the number of on-disk entries found but not trusted:
+	// unreadable, not a regular file, unsigned or wrongly signed, or
+	// answering another key. Each was asked of the registry instead.
+	CacheRejects int64
 }
 
 // New validates opts, applies defaults, and returns a Resolver.
@@ -56,12 +60,12 @@ func New(opts Options) (*Resolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolver options: %w", err)
 	}
-	cache, err := newDiskCache(cfg.cacheDir, cfg.tagTTL, cfg.now)
+	r := &Resolver{cfg: cfg, secrets: newSecrets(), memo: newMemo(),
+		jobs: make(chan struct{}, cfg.jobs), stats: &counters{}}
+	r.cache, err = newDiskCache(cfg, func() { r.stats.cacheRejects.Add(1) })
 	if err != nil {
 		return nil, fmt.Errorf("resolver options: %w", err)
 	}
-	r := &Resolver{cfg: cfg, cache: cache, secrets: newSecrets(), memo: newMemo(),
-		jobs: make(chan struct{}, cfg.jobs), stats: &counters{}}
 	r.puller, err = remote.NewPuller(r.remoteOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("resolver options: %w", err)
@@ -77,7 +81,7 @@ func (r *Resolver) remoteOptions() []remote.Option {
 	g := &guard{next: r.cfg.transport, insecure: r.cfg.insecure, secrets: r.secrets, stats: r.stats}
 	rt := &retrier{next: g, retries: r.cfg.retries, timeout: r.cfg.requestTimeout, breaker: newBreaker(), stats: r.stats}
 	return []remote.Option{
-		remote.WithTransport(rt),
+		remote.WithTransport(&integrity{next: rt}),
 		remote.WithAuthFromKeychain(r.cfg.keychain),
 		remote.WithRetryStatusCodes(),
 		remote.WithRetryPredicate(func(error) bool { return false }),
@@ -206,5 +210,6 @@ func (r *Resolver) Stats() Stats {
 		CacheHits:        r.stats.cacheHits.Load(),
 		MemoHits:         r.stats.shared.Load(),
 		CacheErrors:      r.stats.cacheErrors.Load(),
+		CacheRejects:     r.stats.cacheRejects.Load(),
 	}
 }

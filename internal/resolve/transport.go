@@ -19,6 +19,7 @@ type counters struct {
 	cacheHits        atomic.Int64
 	shared           atomic.Int64
 	cacheErrors      atomic.Int64
+	cacheRejects     atomic.Int64
 }
 
 // guard is the bottom of the transport stack, just above the shared

@@ -24,6 +24,11 @@ type Rule struct {
 	Outage string
 	Family string
 	Check  func(*Context) []finding.Finding
+	// NoVerdict marks a rule whose findings mean the gate could not decide
+	// (a registry that did not answer): they are always errors and end in
+	// exit 3; no flag, config or in-tree object turns them off or lowers
+	// them (README, "Exit codes").
+	NoVerdict bool
 	// Mutation says in a few words what selftest changes to make this rule
 	// fire; Mutants are those changes.
 	Mutation string
@@ -105,11 +110,12 @@ func Memo[T any](c *Context, key string, build func() T) T {
 func Run(c *Context, all []Rule) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range all {
-		if r.Check == nil || c.Config.Rules[r.ID] == finding.Off {
+		if r.Check == nil || (c.Config.Rules[r.ID] == finding.Off && !r.NoVerdict) {
 			continue
 		}
 		for _, f := range r.Check(c) {
 			f.Rule = r.ID
+			f.NoVerdict = f.NoVerdict || r.NoVerdict
 			out = append(out, f)
 		}
 	}

@@ -13,7 +13,7 @@ func eachRendered(c *rules.Context, fn func(app *yaml.RNode, src argo.Source, a 
 		if !argo.IsApplication(app) {
 			continue
 		}
-		renders := argo.RendersOf(c.Apps, app)
+		renders := appRenders(c).Of(app)
 		for _, src := range argo.Sources(app) {
 			if a, ok := renders[src.Index]; ok && a.Err == nil && a.Skipped == "" {
 				fn(app, src, a)
@@ -39,4 +39,9 @@ func rendered(resources []*yaml.RNode, apps []argo.AppSource, fn func(app *yaml.
 		}
 	}
 	return false
+}
+
+// appRenders indexes the renders of the Applications' sources once per run.
+func appRenders(c *rules.Context) argo.Renders {
+	return rules.Memo(c, "argocd-app-renders", func() argo.Renders { return argo.IndexRenders(c.Apps) })
 }

@@ -38,7 +38,7 @@ func notRendered(c *rules.Context, app *yaml.RNode) []finding.Finding {
 		}
 		return []finding.Finding{manifest.Finding("argocd-source-not-rendered", finding.SeverityWarning, app, "spec", nil, "%s: what it deploys was not checked", why)}
 	}
-	renders := argo.RendersOf(c.Apps, app)
+	renders := appRenders(c).Of(app)
 	var out []finding.Finding
 	for _, src := range srcs {
 		if !src.Manifests() {

@@ -97,7 +97,7 @@ func corpusFindings(root, rel string) string {
 	for _, c := range comp {
 		paths = append(paths, filepath.Join(root, c))
 	}
-	res, err := render.Files(paths, nil, false)
+	res, err := render.Files(paths, nil, false, 0)
 	if err != nil {
 		fmt.Fprintf(&b, "no verdict: %s\n", strings.ReplaceAll(err.Error(), root+"/", ""))
 		return b.String()

@@ -1,0 +1,92 @@
+package config
+
+import "slices"
+
+// Tighten returns the config a run uses when the caller's trusted config
+// (--config, or the defaults) meets a Gate/Pin object found inside the
+// rendered tree, which a pull request controls. The in-tree object may
+// only make the gate stricter: raise a rule's severity, raise digest: to
+// verify, narrow allowedRegistries, raise minResources, set an
+// expectResources the trusted config leaves open, add podSpecPaths and
+// policies, require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
+// settings it brings (mirrors, insecure registries, platform) are used
+// only where the trusted config sets none (SECURITY.md). With
+// trusted.AllowInTreeLoosening the in-tree object decides alone, as
+// before. defaults maps rule ids to their default severities.
+func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
+	if trusted.AllowInTreeLoosening {
+		inTree.AllowInTreeLoosening = true
+		return inTree
+	}
+	out := trusted
+	out.Images.Digest = stricter(digestRank, trusted.Images.Digest, inTree.Images.Digest)
+	out.Images.AllowedRegistries = narrower(trusted.Images.AllowedRegistries, inTree.Images.AllowedRegistries)
+	out.Images.PodSpecPaths = append(slices.Clone(trusted.Images.PodSpecPaths), inTree.Images.PodSpecPaths...)
+	if len(trusted.Images.Mirrors) == 0 {
+		out.Images.Mirrors = inTree.Images.Mirrors
+	}
+	if len(trusted.Images.InsecureRegistries) == 0 {
+		out.Images.InsecureRegistries = inTree.Images.InsecureRegistries
+	}
+	if trusted.Images.Platform == "" {
+		out.Images.Platform = inTree.Images.Platform
+	}
+	if a, b := trusted.Render.MinResources, inTree.Render.MinResources; b != nil && (a == nil || *b > *a) {
+		out.Render.MinResources = b
+	}
+	if trusted.Render.ExpectResources == nil {
+		out.Render.ExpectResources = inTree.Render.ExpectResources
+	}
+	out.Policies = append(slices.Clone(trusted.Policies), inTree.Policies...)
+	out.Images.RequirePinnedBy = trusted.Images.RequirePinnedBy || inTree.Images.RequirePinnedBy
+	if inTree.FailOn == FailOnWarning {
+		out.FailOn = FailOnWarning
+	}
+	out.Rules = map[string]string{}
+	for id, sev := range trusted.Rules {
+		out.Rules[id] = sev
+	}
+	for id, sev := range inTree.Rules {
+		cur, ok := out.Rules[id]
+		if !ok {
+			cur = defaults[id]
+		}
+		if s := stricter(severityRank, cur, sev); s != cur {
+			out.Rules[id] = s
+		}
+	}
+	return out
+}
+
+var (
+	digestRank   = map[string]int{DigestOff: 0, DigestRequire: 1, DigestVerify: 2}
+	severityRank = map[string]int{"off": 0, "info": 1, "warning": 2, "error": 3}
+)
+
+// stricter returns b when it ranks above a, else a.
+func stricter(rank map[string]int, a, b string) string {
+	if rb, ok := rank[b]; ok && rb > rank[a] {
+		return b
+	}
+	return a
+}
+
+// narrower intersects two allow-lists, where empty means "any".
+func narrower(a, b []string) []string {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	}
+	var out []string
+	for _, x := range b {
+		if slices.Contains(a, x) {
+			out = append(out, x)
+		}
+	}
+	if out == nil {
+		return a // disjoint: empty would mean "any", so the trusted list stands
+	}
+	return out
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package resolve
+
+// oNoFollow is 0 where O_NOFOLLOW does not exist; the regular-file check
+// after opening still applies.
+const oNoFollow = 0

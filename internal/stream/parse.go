@@ -1,0 +1,227 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
+)
+
+// DefaultMaxBytes is how much one input may hold unless the caller says
+// otherwise: far above any real render, far below what exhausts a CI runner
+// (parsing costs about ten times the input in memory).
+const DefaultMaxBytes = 256 << 20
+
+// TooLargeError is input over the size cap.
+type TooLargeError struct {
+	What  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %d bytes, the input size cap (--max-input-bytes)", e.What, e.Limit)
+}
+
+// ReadAll reads r up to limit bytes; more is a [*TooLargeError] naming what.
+// A limit of 0 means [DefaultMaxBytes].
+func ReadAll(r io.Reader, limit int64, what string) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{What: what, Limit: limit}
+	}
+	return data, nil
+}
+
+// parallelAbove is the stream size from which documents are parsed
+// concurrently: YAML parsing is most of a large check.
+const parallelAbove = 256 << 10
+
+// Parse reads a YAML or JSON stream as kubectl does: every document is an
+// object (a list, a scalar or a document without apiVersion and kind is an
+// error), normalized ([Normalize]), and an object with a top-level items
+// list stands for its items (kind: List, DeploymentList, …; items that are
+// not a list of objects is an error, as in kubectl). Objects carry the path
+// and their index in it as annotations.
+func Parse(data []byte, path string) (_ []*yaml.RNode, err error) {
+	defer func() {
+		// The YAML reader has panicked on hostile input before (a document
+		// that is a bare list); no input may crash the gate.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parsing %s: the YAML reader failed: %v", path, r)
+		}
+	}()
+	docs, err := parseDocuments(data, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []*yaml.RNode
+	for i, d := range docs {
+		objs, err := objects(d)
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s: document %d: %w", path, i, err)
+		}
+		out = append(out, objs...)
+	}
+	for i, n := range out {
+		yamlpath.SetAnnotation(n.YNode(), kioutil.PathAnnotation, path)
+		yamlpath.SetAnnotation(n.YNode(), kioutil.IndexAnnotation, strconv.Itoa(i))
+	}
+	return out, nil
+}
+
+// objects checks one document and flattens a list object into its items.
+func objects(d *yaml.RNode) ([]*yaml.RNode, error) {
+	if d.YNode().Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: a %s, not a Kubernetes object", d.YNode().Line, kindName(d.YNode()))
+	}
+	if err := Normalize(d); err != nil {
+		return nil, err
+	}
+	items := d.Field("items")
+	if items == nil || items.Value.YNode().Tag == "!!null" {
+		if d.GetKind() == "" || d.GetApiVersion() == "" {
+			return nil, errors.New("not a Kubernetes object (no apiVersion or kind)")
+		}
+		return []*yaml.RNode{d}, nil
+	}
+	return listItems(d, items.Value)
+}
+
+// listItems returns a list object's items; kubectl decodes any object with
+// a top-level items field as a list (unstructured.UnstructuredJSONScheme).
+func listItems(list, items *yaml.RNode) ([]*yaml.RNode, error) {
+	kind := list.GetKind()
+	if items.YNode().Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("line %d: %s items is a %s, not a list of objects", items.YNode().Line, kindOr(kind), kindName(items.YNode()))
+	}
+	var out []*yaml.RNode
+	for j, e := range items.YNode().Content {
+		item := yaml.NewRNode(e)
+		if e.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("line %d: %s item %d is a %s, not an object", e.Line, kindOr(kind), j, kindName(e))
+		}
+		if item.GetKind() == "" || item.GetApiVersion() == "" {
+			return nil, fmt.Errorf("line %d: %s item %d has no apiVersion or kind", e.Line, kindOr(kind), j)
+		}
+		if err := Normalize(item); err != nil {
+			return nil, err
+		}
+		if f := item.Field("items"); f != nil && f.Value.YNode().Tag != "!!null" {
+			return nil, fmt.Errorf("line %d: %s item %d is a list inside a list, which kubectl refuses", e.Line, kindOr(kind), j)
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+func kindOr(kind string) string {
+	if kind == "" {
+		return "the list"
+	}
+	return kind
+}
+
+// parseDocuments splits and parses a stream, concurrently for large streams,
+// keeping document order.
+func parseDocuments(data []byte, path string) ([]*yaml.RNode, error) {
+	chunks := [][]byte{data}
+	if len(data) > parallelAbove {
+		chunks = splitDocuments(data, runtime.GOMAXPROCS(0)*4)
+	}
+	results := make([][]*yaml.RNode, len(chunks))
+	errs := make([]error, len(chunks))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, c := range chunks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = fmt.Errorf("the YAML reader failed: %v", r)
+				}
+				<-sem
+				wg.Done()
+			}()
+			results[i], errs[i] = readDocuments(c)
+		}()
+	}
+	wg.Wait()
+	var out []*yaml.RNode
+	for i := range chunks {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("parsing %s: %w", path, errs[i])
+		}
+		out = append(out, results[i]...)
+	}
+	return out, nil
+}
+
+// readDocuments parses every document of a chunk, empty ones skipped.
+func readDocuments(c []byte) ([]*yaml.RNode, error) {
+	d := yaml.NewDecoder(bytes.NewReader(c))
+	var out []*yaml.RNode
+	for {
+		var n yaml.Node
+		err := d.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n.Kind == yaml.DocumentNode {
+			if len(n.Content) == 0 {
+				continue
+			}
+			r := n.Content[0]
+			if r.Kind == yaml.ScalarNode && r.Tag == "!!null" {
+				continue // an empty document ("---\n---")
+			}
+			n = *r
+		}
+		out = append(out, yaml.NewRNode(&n))
+	}
+}
+
+// splitDocuments cuts a stream at document separators ("---" lines at
+// column 0, which cannot occur inside a scalar) into about n chunks of
+// whole documents.
+func splitDocuments(data []byte, n int) [][]byte {
+	target := len(data)/n + 1
+	var chunks [][]byte
+	start := 0
+	for i := 0; i < len(data); {
+		nl := bytes.IndexByte(data[i:], '\n')
+		end := len(data)
+		if nl >= 0 {
+			end = i + nl + 1
+		}
+		line := data[i:end]
+		if i-start >= target && isSeparator(line) {
+			chunks = append(chunks, data[start:i])
+			start = i
+		}
+		i = end
+	}
+	return append(chunks, data[start:])
+}
+
+func isSeparator(line []byte) bool {
+	line = bytes.TrimRight(line, "\r\n")
+	return bytes.Equal(line, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) || bytes.HasPrefix(line, []byte("---\t"))
+}

@@ -1,0 +1,269 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+// agree is a table of streams kubectl accepts; the parser must produce
+// exactly the objects kubectl decodes from each.
+var agree = map[string]string{
+	"alias image": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: app, image: &img "nginx:1.27"}
+      - name: side
+        image: *img
+`,
+	"merge key": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - &base {name: app, image: "nginx:latest", imagePullPolicy: Always}
+      - <<: *base
+        name: side
+      - <<: [{image: "evil:1", name: lost}, *base]
+        name: third
+`,
+	"anchored parts": `apiVersion: v1
+kind: ConfigMap
+metadata: &meta
+  name: a
+  labels: &l {app: x}
+data: *l
+`,
+	"DeploymentList": `apiVersion: apps/v1
+kind: DeploymentList
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: a}
+  spec: {template: {spec: {containers: [{name: c, image: "redis:7"}]}}}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: b}
+`,
+	"JSON":            `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"a": "1"}}`,
+	"empty documents": "---\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n",
+}
+
+// refuse is a table of streams the parser must refuse, and a word its
+// error must hold.
+var refuse = map[string][2]string{
+	"duplicate image key": {`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000
+        image: evil:latest
+`, `key "image" already defined at line 9`},
+	"list with a map as items": {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", "List items is a mapping"},
+	"list item not an object":  {"apiVersion: v1\nkind: List\nitems: [1]\n", "item 0 is a scalar"},
+	"list item without kind":   {"apiVersion: v1\nkind: List\nitems: [{a: 1}]\n", "no apiVersion or kind"},
+	"nested List": {`apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: List
+  items:
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: inner}}
+`, "a list inside a list"},
+	"anchor from another document": {`apiVersion: v1
+kind: ConfigMap
+metadata: &meta {name: a}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: *meta
+`, "unknown anchor"},
+	"bare sequence":     {"- a\n", "a list, not a Kubernetes object"},
+	"scalar":            {"hello\n", "a scalar"},
+	"no kind":           {"foo: bar\n", "no apiVersion or kind"},
+	"alias to nothing":  {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
+	"merge of a scalar": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
+	"recursive alias":   {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
+	"billion laughs": {`apiVersion: v1
+kind: ConfigMap
+a: &a ["x","x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
+`, "excessive aliasing"},
+}
+
+func TestParseAgreesWithKubectl(t *testing.T) {
+	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
+	for name, in := range agree {
+		t.Run(name, func(t *testing.T) {
+			got, err := Parse([]byte(in), "in.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// `kubectl label --local` decodes as apply does, offline, and
+			// prints what it decoded.
+			r := testutil.Run(t, t.TempDir(), in, nil, kubectl, "label", "--local", "-f", "-", "oracle=1", "-o", "json")
+			if r.Code != 0 {
+				t.Fatalf("kubectl refused the input: %s", r.Stderr)
+			}
+			want := kubectlObjects(t, r.Stdout)
+			if len(got) != len(want) {
+				t.Fatalf("%d objects, kubectl decodes %d", len(got), len(want))
+			}
+			for i, n := range got {
+				if g := plain(t, n); !reflect.DeepEqual(g, want[i]) {
+					t.Errorf("object %d:\n got %v\nwant %v", i, g, want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	for name, c := range refuse {
+		t.Run(name, func(t *testing.T) {
+			got, err := Parse([]byte(c[0]), "in.yaml")
+			if err == nil {
+				t.Fatalf("accepted: %d objects", len(got))
+			}
+			if !strings.Contains(err.Error(), c[1]) || !strings.Contains(err.Error(), "in.yaml") {
+				t.Errorf("error %q should name the file and say %q", err, c[1])
+			}
+		})
+	}
+}
+
+// Every refused input is also refused by kubectl, except duplicate keys,
+// which kubectl's lenient client-side decoding takes (the last wins) and
+// its strict validation rejects: the gate sides with the strict one.
+func TestRefusedByKubectlToo(t *testing.T) {
+	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
+	for _, name := range []string{"list with a map as items", "bare sequence", "scalar", "list item without kind", "no kind", "nested List", "anchor from another document"} {
+		r := testutil.Run(t, t.TempDir(), refuse[name][0], nil, kubectl, "label", "--local", "-f", "-", "oracle=1", "-o", "json")
+		if r.Code == 0 {
+			t.Errorf("%s: kubectl accepted it: %s", name, r.Stdout)
+		}
+	}
+}
+
+func TestParseAnnotatesPathAndIndex(t *testing.T) {
+	got, err := Parse([]byte(agree["DeploymentList"]+"---\n"+agree["JSON"]), "x.yaml")
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%d objects, %v", len(got), err)
+	}
+	for i, n := range got {
+		a := n.GetAnnotations()
+		if a[kioutil.PathAnnotation] != "x.yaml" || a[kioutil.IndexAnnotation] != []string{"0", "1", "2"}[i] {
+			t.Errorf("object %d annotations %v", i, a)
+		}
+	}
+}
+
+func TestParseLargeStreamInOrder(t *testing.T) {
+	var b strings.Builder
+	for i := range 5000 {
+		b.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString("}\ndata: &d {a: b}\nmore: *d\n")
+	}
+	got, err := Parse([]byte(b.String()), "big.yaml")
+	if err != nil || len(got) != 5000 {
+		t.Fatalf("%d objects, %v", len(got), err)
+	}
+	if s, _ := got[4999].GetString("more.a"); s != "b" {
+		t.Errorf("alias not resolved in the last chunk: %q", s)
+	}
+}
+
+func TestReadAllCaps(t *testing.T) {
+	if _, err := ReadAll(strings.NewReader("12345"), 5, "x"); err != nil {
+		t.Fatalf("at the cap: %v", err)
+	}
+	_, err := ReadAll(strings.NewReader("123456"), 5, "stdin")
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "stdin is larger than 5 bytes") {
+		t.Fatalf("over the cap: %v", err)
+	}
+}
+
+// kubectlObjects reads kubectl's -o json: objects one after another, or a
+// List of them.
+func kubectlObjects(t *testing.T, out string) []any {
+	t.Helper()
+	var objs []any
+	d := json.NewDecoder(strings.NewReader(out))
+	for d.More() {
+		var v map[string]any
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if items, ok := v["items"].([]any); ok && v["kind"] == "List" {
+			objs = append(objs, items...)
+		} else {
+			objs = append(objs, v)
+		}
+	}
+	for _, o := range objs {
+		m := o.(map[string]any)["metadata"].(map[string]any)
+		labels := m["labels"].(map[string]any)
+		delete(labels, "oracle")
+		if len(labels) == 0 {
+			delete(m, "labels")
+		}
+	}
+	return objs
+}
+
+// plain is a parsed object as JSON data, without the reader's annotations.
+func plain(t *testing.T, n *yaml.RNode) any {
+	t.Helper()
+	n = n.Copy()
+	if err := kioutil.CopyLegacyAnnotations(n); err != nil {
+		t.Fatal(err)
+	}
+	for k := range n.GetAnnotations() {
+		if strings.Contains(k, "config.kubernetes.io/") {
+			_ = n.PipeE(yaml.ClearAnnotation(k))
+		}
+	}
+	if a := n.GetAnnotations(); len(a) == 0 {
+		_ = n.PipeE(yaml.Lookup("metadata"), yaml.Clear("annotations"))
+	}
+	s, err := n.String()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := sigsyaml.YAMLToJSON([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.NewDecoder(bytes.NewReader(j)).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

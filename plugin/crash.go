@@ -1,0 +1,48 @@
+package plugin
+
+import (
+	"fmt"
+	"runtime/debug"
+	"slices"
+)
+
+// debugFlag, anywhere on the command line, prints the stack of a crash.
+const debugFlag = "--debug"
+
+// PanicError is a crash inside the gate: no verdict, never a pass and
+// never the usage code (Go's own exit code for a panic is 2).
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("internal error: %v", e.Value)
+}
+
+// recovered turns a recovered panic value into a *PanicError, nil for none.
+func recovered(r any) error {
+	if r == nil {
+		return nil
+	}
+	return &PanicError{Value: r, Stack: debug.Stack()}
+}
+
+// crashReport writes the one-line report of a crash, and its stack with
+// --debug, and returns exit 3.
+func crashReport(s Streams, err *PanicError, withStack bool) int {
+	fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: %v (a bug: please report it; --debug prints the stack)\n", err)
+	if withStack {
+		_, _ = s.Err.Write(err.Stack)
+	}
+	return ExitNoVerdict
+}
+
+// takeDebug removes --debug from args.
+func takeDebug(args []string) ([]string, bool) {
+	i := slices.Index(args, debugFlag)
+	if i < 0 {
+		return args, false
+	}
+	return slices.Delete(slices.Clone(args), i, i+1), true
+}
