@@ -52,7 +52,6 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -176,18 +175,15 @@ func podAuths(resources []*yaml.RNode, spec *config.Spec) ([]podAuth, map[string
 	seen := map[podAuth]bool{}
 	var pods []podAuth
 	renderSAs := map[string][]string{}
-	extra := imagerules.PodSpecPaths(spec)
+	extra := images.ConfiguredPaths(spec)
 	for _, obj := range resources {
 		ns := obj.GetNamespace()
 		if obj.GetKind() == "ServiceAccount" && obj.GetApiVersion() == "v1" {
 			renderSAs[ns+"/"+obj.GetName()] = secretNames(yamlpath.Field(obj.YNode(), "imagePullSecrets"))
 			continue
 		}
-		for _, path := range images.PodSpecPaths(obj, extra) {
-			ps := yamlpath.Dotted(obj.YNode(), path)
-			if ps == nil || ps.Kind != yaml.MappingNode {
-				continue
-			}
+		for _, spec := range images.PodSpecs(obj, extra) {
+			ps := spec.Node
 			sa := yamlpath.String(ps, "serviceAccountName")
 			if sa == "" {
 				sa = yamlpath.String(ps, "serviceAccount") // deprecated alias

@@ -14,7 +14,6 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 )
 
 // writeKustomization renders dir, resolves its images and writes their
@@ -70,7 +69,7 @@ func kustomizationFile(dir string) (string, error) {
 func unpinnedRepos(resources []*yaml.RNode, spec *config.Spec) map[string]bool {
 	out := map[string]bool{}
 	for _, obj := range resources {
-		for _, c := range images.Find(obj, imagerules.PodSpecPaths(spec)) {
+		for _, c := range images.Find(obj, images.ConfiguredPaths(spec)) {
 			if ref, ok := images.Parse(c.Image); ok && !ref.HasDigest() {
 				out[ref.Repository()] = true
 			}
@@ -83,7 +82,7 @@ func unpinnedRepos(resources []*yaml.RNode, spec *config.Spec) map[string]bool {
 func pinnedDigests(resources []*yaml.RNode, spec *config.Spec) map[string]string {
 	out := map[string]string{}
 	for _, obj := range resources {
-		for _, c := range images.Find(obj, imagerules.PodSpecPaths(spec)) {
+		for _, c := range images.Find(obj, images.ConfiguredPaths(spec)) {
 			ref, ok := images.Parse(c.Image)
 			if !ok || !ref.ValidDigest() {
 				continue

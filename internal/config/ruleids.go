@@ -14,6 +14,7 @@ func RuleIDs() []string {
 		"image-digest",
 		"image-digest-stale",
 		"image-pinned-by",
+		"image-podspec-path",
 		"image-registry",
 		"image-resolve",
 		"rollout-analysis-ref",

@@ -24,6 +24,7 @@ func Rules() []rules.Rule {
 		images.Digest,
 		images.Stale,
 		images.PinnedBy,
+		images.PodSpecPath,
 		images.Registry,
 		images.Resolve,
 
