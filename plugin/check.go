@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -126,7 +127,30 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 			return nil, err
 		}
 	}
-	return u.finish(gate.Run(ctx, u.resources, opts, deps))
+	rep, err := u.finish(gate.Run(ctx, u.resources, opts, deps))
+	if rep != nil {
+		for i := range rep.Findings {
+			if rep.Findings[i].Input == "" {
+				rep.Findings[i].Input = u.input(r.o, rep.Findings[i])
+			}
+		}
+	}
+	return rep, err
+}
+
+// input names where a unit's finding came from, as the user gave it: the
+// -k directory, the -f file, or the Argo CD Application whose source was
+// rendered. With several inputs, identical findings are told apart by it.
+func (u *unit) input(o *options, f finding.Finding) string {
+	switch {
+	case u.source != nil:
+		return "Application " + strings.Join(u.source.apps, ", ") + " source " + u.dir
+	case u.dir != "":
+		return "-k " + u.dir
+	case len(o.files) > 1 && f.File != nil && f.File.Path != "":
+		return "-f " + f.File.Path
+	}
+	return "-f " + strings.Join(o.files, " ")
 }
 
 // loadConfig reads --config.
