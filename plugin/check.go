@@ -36,7 +36,15 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		return fail(s.Err, err)
 	}
 	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
-	units, err := attachApps(ctx, o, loadUnits(ctx, o, s.In, r.progress), r.progress)
+	loaded := loadUnits(ctx, o, s.In, r.progress)
+	for _, u := range loaded {
+		// An input of the wrong shape (-f on a kustomization) is a usage
+		// error: exit 2 before anything is checked, as a bad flag is.
+		if u.err != nil && exitCode(u.err) == ExitUsage {
+			return fail(s.Err, u.err)
+		}
+	}
+	units, err := attachApps(ctx, o, loaded, r.progress)
 	if err != nil {
 		return fail(s.Err, err)
 	}

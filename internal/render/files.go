@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
@@ -57,6 +58,9 @@ func readPath(p string, stdin io.Reader, recursive bool) ([]*yaml.RNode, error) 
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
 	if !st.IsDir() {
+		if IsKustomizationFile(p) {
+			return nil, kustomizationInput(p, filepath.Dir(p))
+		}
 		return readFile(p)
 	}
 	files, err := manifestFiles(p, recursive)
@@ -82,6 +86,36 @@ func readFile(path string) ([]*yaml.RNode, error) {
 	return Parse(data, filepath.ToSlash(path))
 }
 
+// kustomizationFiles are the file names kustomize reads as a kustomization.
+var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// IsKustomizationFile reports whether a path names a kustomization file.
+func IsKustomizationFile(p string) bool {
+	base := filepath.Base(p)
+	for _, k := range kustomizationFiles {
+		if base == k {
+			return true
+		}
+	}
+	return false
+}
+
+// kustomizationIn returns the kustomization file of dir, or "".
+func kustomizationIn(dir string) string {
+	for _, k := range kustomizationFiles {
+		if st, err := os.Stat(filepath.Join(dir, k)); err == nil && !st.IsDir() {
+			return filepath.Join(dir, k)
+		}
+	}
+	return ""
+}
+
+// kustomizationInput is the usage error for -f on a kustomization.
+func kustomizationInput(file, dir string) error {
+	return &config.UsageError{Where: "-f " + filepath.ToSlash(file), Err: fmt.Errorf(
+		"%s is a kustomization, not rendered manifests: its patches and transformer configs would be checked as resources and its render never would; use -k %s", filepath.ToSlash(file), filepath.ToSlash(dir))}
+}
+
 // manifestFiles lists the manifest files of a directory, sorted.
 func manifestFiles(dir string, recursive bool) ([]string, error) {
 	var files []string
@@ -92,6 +126,12 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 		if d.IsDir() {
 			if p != dir && (!recursive || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
+			}
+			// A kustomization root holds patch fragments and transformer
+			// configs, not rendered objects: read raw, they would be checked
+			// as resources and the real render never would.
+			if root := kustomizationIn(p); root != "" {
+				return kustomizationInput(root, p)
 			}
 			return nil
 		}
@@ -108,6 +148,13 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 	return files, nil
 }
 
+// IsKustomizeConfig reports the apiVersions of kustomize's own configuration
+// (Kustomization, Component, builtin transformer and generator configs):
+// never resources.
+func IsKustomizeConfig(apiVersion string) bool {
+	return apiVersion == "builtin" || strings.HasPrefix(apiVersion, "kustomize.config.k8s.io/")
+}
+
 // Parse reads a YAML or JSON stream; objects get the given path annotation.
 // A `kind: List` is unwrapped into its items, as kubectl does.
 func Parse(data []byte, path string) ([]*yaml.RNode, error) {
@@ -116,9 +163,20 @@ func Parse(data []byte, path string) ([]*yaml.RNode, error) {
 		return nil, err
 	}
 	var out []*yaml.RNode
-	for _, n := range nodes {
-		if n.GetKind() == "" && n.GetApiVersion() == "" {
-			return nil, fmt.Errorf("parsing %s: document %s is not a Kubernetes object (no apiVersion or kind)", path, yamlpath.Annotation(n.YNode(), kioutil.IndexAnnotation))
+	for i, n := range nodes {
+		kind, apiVersion := yamlpath.String(n.YNode(), "kind"), yamlpath.String(n.YNode(), "apiVersion")
+		if kind == "" || apiVersion == "" {
+			missing := "apiVersion and kind"
+			if kind != "" {
+				missing = "apiVersion"
+			} else if apiVersion != "" {
+				missing = "kind"
+			}
+			return nil, fmt.Errorf("parsing %s: document %d (counting from 1) is not a Kubernetes object: it has no %s (a patch fragment or a values file is not a rendered manifest)", path, i+1, missing)
+		}
+		if IsKustomizeConfig(apiVersion) {
+			return nil, &config.UsageError{Where: path, Err: fmt.Errorf(
+				"document %d (counting from 1) is kustomize configuration (%s %s), not a rendered object: give its directory with -k", i+1, apiVersion, kind)}
 		}
 		if n.GetKind() != "List" {
 			out = append(out, n)
