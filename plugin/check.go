@@ -67,7 +67,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	r.progress("")
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
-		if err := writeKustomization(ctx, o, r, s.Err); err != nil {
+		failed, err := writeKustomization(ctx, o, r, s.Err)
+		total.Findings = append(total.Findings, failed...)
+		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 		}

@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"encoding/json"
 	"encoding/xml"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -205,5 +206,32 @@ func TestE2EFindingsNameTheirInput(t *testing.T) {
 	text := gate(t, "", "check", "-k", "examples/overlays/staging")
 	if !strings.Contains(text.Stdout, "(input: -k examples/overlays/staging)") {
 		t.Errorf("text names no input:\n%s", text.Stdout)
+	}
+}
+
+// TestE2EWriteKustomizationNamesWhatFailed: under a registry failure, pin
+// --write-kustomization printed only "some images could not be resolved".
+// Now the image-resolve findings are printed and the causes grouped: one
+// line per cause with its count and references.
+func TestE2EWriteKustomizationNamesWhatFailed(t *testing.T) {
+	reg := testutil.StartRegistry(t)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "kustomization.yaml"), "resources: [web.yaml]\n")
+	write(t, filepath.Join(dir, "web.yaml"), workloads(1, reg.Host+"/shop/web:1.5.0", reg.Host+"/shop/worker:2.0.1", reg.Host+"/shop/web:1.5.0"))
+	reg.Wrap = func(w http.ResponseWriter, _ *http.Request, _ http.Handler) { w.WriteHeader(503) }
+	r := gate(t, "", "pin", "--write-kustomization", dir, "--insecure-registry", reg.Host, "--timeout", "2s")
+	if r.Code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{
+		"[image-resolve]", "(input: --write-kustomization " + dir + ")",
+		"2 image reference(s) could not be resolved", "\n  2× ", reg.Host + "/shop/web:1.5.0, " + reg.Host + "/shop/worker:2.0.1",
+	} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+	if strings.Contains(r.Stderr, "some images could not be resolved") {
+		t.Errorf("the old message without causes:\n%s", r.Stderr)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -14,37 +16,48 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // writeKustomization renders dir, resolves its images and writes their
 // digests into the kustomization's images: entries — adding or updating
 // `digest:`, keeping the rest of the file and its comments. The file is
 // replaced atomically; on any failure it is left byte-identical.
-func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) error {
+//
+// When images could not be resolved it returns their image-resolve findings
+// (to print with the report) and an error that groups them by cause.
+func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) ([]rules.Finding, error) {
 	dir := o.writeKustomization
 	path, err := kustomizationFile(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	u := renderUnit(dir, o)
 	if u.err != nil {
-		return u.err
+		return nil, u.err
 	}
 	spec, err := specFor(u, r.base, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, err := r.resolvers.For(ctx, spec, u.resources)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	unpinned := unpinnedRepos(u.resources, spec)
 	rep, err := gate.Run(ctx, u.resources, gate.Options{Config: spec, Pin: true}, gate.Deps{Resolver: res, Version: r.version})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if rep.NoVerdict() {
-		return fmt.Errorf("writing %s: some images could not be resolved; the file is unchanged", path)
+		var failed []rules.Finding
+		for _, f := range rep.Findings {
+			if f.NoVerdict {
+				f.Input = "--write-kustomization " + dir
+				failed = append(failed, f)
+			}
+		}
+		return failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
 	}
 	digests := pinnedDigests(u.resources, spec)
 	for repo := range digests {
@@ -52,7 +65,57 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 			delete(digests, repo) // already pinned in the source
 		}
 	}
-	return updateImages(path, digests, errOut)
+	return nil, updateImages(path, digests, errOut)
+}
+
+// resolveCauses groups image-resolve findings by cause: one line per cause
+// with how many references it hit and which, so a registry that is down
+// reads as one line, not one per image.
+func resolveCauses(failed []rules.Finding) string {
+	type group struct {
+		cause string
+		refs  []string
+	}
+	var groups []*group
+	byCause := map[string]*group{}
+	for _, f := range failed {
+		ref := ""
+		if f.Field != nil {
+			ref = fmt.Sprint(f.Field.CurrentValue)
+		}
+		cause := resolveCause(f.Message)
+		g := byCause[cause]
+		if g == nil {
+			g = &group{cause: cause}
+			byCause[cause] = g
+			groups = append(groups, g)
+		}
+		if !slices.Contains(g.refs, ref) {
+			g.refs = append(g.refs, ref)
+		}
+	}
+	refs := 0
+	for _, g := range groups {
+		refs += len(g.refs)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d image reference(s) could not be resolved (%d finding(s))", refs, len(failed))
+	for _, g := range groups {
+		fmt.Fprintf(&b, "\n  %d× %s: %s", len(g.refs), g.cause, strings.Join(g.refs, ", "))
+	}
+	return b.String()
+}
+
+var (
+	resolvingPrefix = regexp.MustCompile(`^container "[^"]*": (resolving "[^"]*": )?`)
+	urlPath         = regexp.MustCompile(`(https?://[^/\s"]+)/[^\s"]*[^\s":,;]`)
+)
+
+// resolveCause is a finding's registry error without what names one
+// reference (the container, the reference, the URL path), so identical
+// failures group.
+func resolveCause(msg string) string {
+	return urlPath.ReplaceAllString(resolvingPrefix.ReplaceAllString(msg, ""), "$1/…")
 }
 
 func kustomizationFile(dir string) (string, error) {
