@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 )
 
 // writeKustomization renders dir, resolves its images and writes their
@@ -26,7 +26,7 @@ import (
 //
 // When images could not be resolved it returns their image-resolve findings
 // (to print with the report) and an error that groups them by cause.
-func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) ([]rules.Finding, error) {
+func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) ([]finding.Finding, error) {
 	dir := o.writeKustomization
 	path, err := kustomizationFile(dir)
 	if err != nil {
@@ -50,7 +50,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 		return nil, err
 	}
 	if rep.NoVerdict() {
-		var failed []rules.Finding
+		var failed []finding.Finding
 		for _, f := range rep.Findings {
 			if f.NoVerdict {
 				f.Input = "--write-kustomization " + dir
@@ -71,7 +71,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 // resolveCauses groups image-resolve findings by cause: one line per cause
 // with how many references it hit and which, so a registry that is down
 // reads as one line, not one per image.
-func resolveCauses(failed []rules.Finding) string {
+func resolveCauses(failed []finding.Finding) string {
 	type group struct {
 		cause string
 		refs  []string

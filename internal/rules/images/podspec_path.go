@@ -35,7 +35,7 @@ func checkPodSpecPaths(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	for _, p := range images.Unmatched(applied, extra) {
 		out = append(out, finding.Finding{Rule: "image-podspec-path", Severity: finding.SeverityWarning,
-			Field: &finding.Field{Path: "spec.images.podSpecPaths", CurrentValue: p.Kind + " " + p.Path},
+			Field:   &finding.Field{Path: "spec.images.podSpecPaths", CurrentValue: p.Kind + " " + p.Path},
 			Message: fmt.Sprintf("podSpecPaths entry {kind: %s, path: %s} matches nothing in the render's %s objects: their containers at that path are not read (write a list as key[], e.g. spec.templates[].template.spec)", p.Kind, p.Path, p.Kind)})
 	}
 	return out
