@@ -139,6 +139,7 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	}
 	rep, err := u.finish(gate.Run(ctx, u.resources, opts, deps))
 	if rep != nil {
+		u.blame(rep.Findings)
 		for i := range rep.Findings {
 			if rep.Findings[i].Input == "" {
 				rep.Findings[i].Input = u.input(r.o, rep.Findings[i])
@@ -147,6 +148,49 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	}
 	return rep, err
 }
+
+// blame points each finding about a value at the file that set it: an
+// overlay's patch rather than the base it overrode, with the line
+// (render.Blame). Only kustomize renders carry the annotations it reads.
+func (u *unit) blame(fs []finding.Finding) {
+	if !u.injected {
+		return
+	}
+	var byRef map[string]*yaml.RNode
+	for i := range fs {
+		f := &fs[i]
+		value, ok := "", false
+		if f.Field != nil {
+			value, ok = f.Field.CurrentValue.(string)
+		}
+		if !ok || value == "" || f.ResourceRef == nil {
+			continue
+		}
+		if byRef == nil {
+			byRef = make(map[string]*yaml.RNode, len(u.resources))
+			for _, r := range u.resources {
+				byRef[refKey(r.GetKind(), r.GetNamespace(), r.GetName())] = r
+			}
+		}
+		obj := byRef[refKey(f.ResourceRef.Kind, f.ResourceRef.Namespace, f.ResourceRef.Name)]
+		if obj == nil {
+			continue
+		}
+		b := render.Blame(obj, value)
+		switch {
+		case b == nil:
+		case f.File != nil && f.File.Path == b.Path:
+			f.File.Line = b.Line
+		default:
+			f.File = b
+			if !strings.Contains(f.Message, b.Path) {
+				f.Message += fmt.Sprintf(" (set by %s:%d)", b.Path, b.Line)
+			}
+		}
+	}
+}
+
+func refKey(kind, ns, name string) string { return kind + "\x00" + ns + "\x00" + name }
 
 // input names where a unit's finding came from, as the user gave it: the
 // -k directory, the -f file, or the Argo CD Application whose source was

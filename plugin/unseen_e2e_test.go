@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -233,5 +234,73 @@ func TestE2EWriteKustomizationNamesWhatFailed(t *testing.T) {
 	}
 	if strings.Contains(r.Stderr, "some images could not be resolved") {
 		t.Errorf("the old message without causes:\n%s", r.Stderr)
+	}
+}
+
+// TestE2EBlameNamesTheOverlayPatch: when an overlay's patch sets the image,
+// the finding blamed the base file it overrode. Now it names the patch that
+// set the value, and its line, for each kind of patch.
+func TestE2EBlameNamesTheOverlayPatch(t *testing.T) {
+	base := map[string]string{
+		"base/kustomization.yaml": "resources: [web.yaml]\n",
+		"base/web.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/shop/web:1.4@" + pinnedDigest + "\n",
+	}
+	cases := map[string]struct {
+		files map[string]string
+		file  string
+		line  int
+	}{
+		"strategic merge patch file": {map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\npatches:\n- path: web-image.yaml\n",
+			"prod/web-image.yaml":     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/shop/web:hotfix\n",
+		}, "prod/web-image.yaml", 9},
+		"JSON 6902 patch file": {map[string]string{
+			"prod/kustomization.yaml":  "resources: [../base]\npatches:\n- path: web-image.json.yaml\n  target: {kind: Deployment, name: web}\n",
+			"prod/web-image.json.yaml": "- op: replace\n  path: /spec/template/spec/containers/0/image\n  value: ghcr.io/shop/web:hotfix\n",
+		}, "prod/web-image.json.yaml", 3},
+		"inline patch": {map[string]string{
+			"prod/kustomization.yaml": "resources: [../base]\npatches:\n- target: {kind: Deployment, name: web}\n  patch: |\n    - op: replace\n      path: /spec/template/spec/containers/0/image\n      value: ghcr.io/shop/web:hotfix\n",
+		}, "prod/kustomization.yaml", 7},
+		"a component's patch": {map[string]string{
+			"prod/kustomization.yaml":   "resources: [../base]\ncomponents: [../hotfix]\n",
+			"hotfix/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: image.yaml\n",
+			"hotfix/image.yaml":         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n      - {name: web, image: \"ghcr.io/shop/web:hotfix\"}\n",
+		}, "hotfix/image.yaml", 8},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			testutil.WriteFiles(t, dir, base)
+			testutil.WriteFiles(t, dir, c.files)
+			r := testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), "check", "-k", "prod", "-o", "json")
+			var doc struct {
+				Results []struct {
+					Rule string
+					File struct {
+						Path string
+						Line int
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || r.Code != 1 || len(doc.Results) != 1 {
+				t.Fatalf("exit %d, %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+			}
+			if got := doc.Results[0].File; got.Path != c.file || got.Line != c.line {
+				t.Errorf("blamed %s:%d, want %s:%d\n%s", got.Path, got.Line, c.file, c.line, r.Stdout)
+			}
+			gh := testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), "check", "-k", "prod", "-o", "github")
+			if want := "file=" + c.file + ",line=" + strconv.Itoa(c.line) + ","; !strings.Contains(gh.Stdout, want) {
+				t.Errorf("github lacks %q:\n%s", want, gh.Stdout)
+			}
+		})
+	}
+	// The base is blamed, with its line, when it set the value.
+	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"kustomization.yaml": "resources: [web.yaml]\n",
+		"web.yaml":           "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - name: web\n    image: nginx:latest\n",
+	})
+	r := testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), "check", "-k", ".", "-o", "sarif")
+	if r.Code != 1 || !strings.Contains(r.Stdout, `"uri": "web.yaml"`) || !strings.Contains(r.Stdout, `"startLine": 7`) {
+		t.Errorf("base blame: exit %d\n%s", r.Code, r.Stdout)
 	}
 }
