@@ -24,6 +24,7 @@ func RuleIDs() []string {
 		"rollout-canary-services",
 		"rollout-service-selector",
 		"rollout-single-writer",
+		"rollout-traffic-ref",
 		"rollout-workload-ref",
 		"argocd-destination-namespace",
 		"argocd-ignore-differences",

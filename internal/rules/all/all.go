@@ -35,6 +35,7 @@ func Rules() []rules.Rule {
 		rollouts.CanaryServices,
 		rollouts.ServiceSelector,
 		rollouts.SingleWriter,
+		rollouts.TrafficRef,
 		rollouts.WorkloadRef,
 
 		argocd.DestinationNamespace,
