@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -302,5 +303,42 @@ func TestE2EBlameNamesTheOverlayPatch(t *testing.T) {
 	r := testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), "check", "-k", ".", "-o", "sarif")
 	if r.Code != 1 || !strings.Contains(r.Stdout, `"uri": "web.yaml"`) || !strings.Contains(r.Stdout, `"startLine": 7`) {
 		t.Errorf("base blame: exit %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+// TestE2ERolloutReferences: an Experiment naming an AnalysisTemplate that
+// is not in the render, and a Rollout whose traffic routing names an
+// Ingress that is not in it, passed before.
+func TestE2ERolloutReferences(t *testing.T) {
+	exp := strings.ReplaceAll(experiment, "IMAGE", "1.4@"+pinnedDigest) + "  analyses: [{name: smoke, templateName: smoke}]\n"
+	if r := gate(t, exp, "check", "-f", "-"); r.Code != 1 || !strings.Contains(r.Stdout, `[rollout-analysis-ref] Experiment/canary-check (ns shop) spec.analyses[0].templateName: AnalysisTemplate "smoke" is not in the render`) {
+		t.Errorf("Experiment with a missing template: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := gate(t, exp+"---\n"+strings.ReplaceAll(analysisJob, "IMAGE", "8.11@"+pinnedDigest), "check", "-f", "-"); r.Code != 0 {
+		t.Errorf("Experiment with its template: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The canary example names Ingress "checkout": without it, red.
+	r := gate(t, "", "check", "-k", "examples/rollouts/canary")
+	if r.Code != 0 {
+		t.Fatalf("the canary example: exit %d\n%s", r.Code, r.Stdout)
+	}
+	files := map[string]string{"kustomization.yaml": "namespace: shop\nresources: [rollout.yaml, services.yaml, analysis-templates.yaml]\n"}
+	for _, f := range []string{"rollout.yaml", "services.yaml", "analysis-templates.yaml"} {
+		b, err := os.ReadFile(filepath.Join(testutil.Root(t), "examples", "rollouts", "canary", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, doc := range strings.Split(string(b), "\n---\n") {
+			if !strings.Contains(doc, "kind: Ingress") {
+				kept = append(kept, doc)
+			}
+		}
+		files[f] = strings.Join(kept, "\n---\n")
+	}
+	noIngress := testutil.WriteFiles(t, t.TempDir(), files)
+	r = gate(t, "", "check", "-k", noIngress)
+	if r.Code != 1 || !strings.Contains(r.Stdout, `[rollout-traffic-ref] Rollout/checkout`) || !strings.Contains(r.Stdout, `spec.strategy.canary.trafficRouting.nginx.stableIngress: trafficRouting names Ingress "checkout"`) {
+		t.Errorf("the canary without its Ingress: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
