@@ -107,6 +107,11 @@ type ArgoCD struct {
 	// IgnoreDifferencesAllowed lists JSON pointers an ignoreDifferences entry may
 	// name without naming the object; empty means the default allow-list.
 	IgnoreDifferencesAllowed []string `json:"ignoreDifferencesAllowed,omitempty"`
+	// Exclude names Applications and ApplicationSets ("name" or
+	// "namespace/name") whose unrendered sources the caller takes out of the
+	// gate's scope: argocd-source-not-rendered reports them as excluded
+	// instead of no verdict (--exclude-app).
+	Exclude []string `json:"exclude,omitempty"`
 }
 
 // UsageError is a bad configuration: the plugin exits 2 for it.
