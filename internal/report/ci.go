@@ -47,8 +47,11 @@ func noVerdictCauses(doc Document) []string {
 func writeGitHubFindings(w io.Writer, doc Document) error {
 	for _, f := range doc.Results {
 		cmd := "error"
-		if f.Severity != finding.SeverityError {
+		switch f.Severity {
+		case finding.SeverityWarning:
 			cmd = "warning"
+		case finding.SeverityInfo:
+			cmd = "notice" // an exclusion the caller decided: listed, not a problem
 		}
 		var props []string
 		if f.File != nil && f.File.Path != "" {
@@ -107,6 +110,9 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	}
 	index := map[string]int{}
 	for _, f := range doc.Results {
+		if f.Severity == finding.SeverityInfo {
+			continue // listed by the other formats; not a failure
+		}
 		name := f.Rule + " " + f.ResourceRef.String()
 		i, ok := index[name]
 		if !ok {
@@ -129,7 +135,7 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	}
 	fired := map[string]bool{}
 	for _, f := range doc.Results {
-		fired[f.Rule] = true
+		fired[f.Rule] = fired[f.Rule] || f.Severity != finding.SeverityInfo
 	}
 	for _, r := range rules {
 		if !fired[r.ID] {

@@ -123,3 +123,16 @@ func TestInputAndLineInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// An exclusion the caller decided is listed, not reported as a problem: a
+// GitHub notice, no JUnit failure.
+func TestInfoIsListedNotFailed(t *testing.T) {
+	r := &finding.Report{Resources: 1, Findings: []finding.Finding{{Rule: "render-empty", Severity: finding.SeverityInfo,
+		Message: `excluded by spec.argocd.exclude "redis"`}}}
+	if g := write(t, "github", r); !strings.HasPrefix(g, "::notice title=render-empty::INFO") {
+		t.Errorf("github: %q", g)
+	}
+	if j := write(t, "junit", r); strings.Contains(j, "<failure") || !strings.Contains(j, `name="render-empty"`) {
+		t.Errorf("junit:\n%s", j)
+	}
+}
