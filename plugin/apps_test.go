@@ -228,3 +228,16 @@ func TestE2EAppsRootMustExist(t *testing.T) {
 		t.Errorf("exit %d, want 2 (usage):\n%s", r.Code, r.Stderr)
 	}
 }
+
+// An Application reachable twice — listed in the input and a child of an
+// app of apps that points at the same folder — is named once.
+func TestE2EAppsReachableTwiceNamedOnce(t *testing.T) {
+	dir := checkout(t, map[string]string{
+		"examples/apps/bad.yaml":  app("{"+repo+", path: examples/overlays/staging}", "shop-staging"),
+		"examples/apps/root.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/apps}", "argocd"), "name: bad", "name: root"),
+	})
+	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
+	if strings.Contains(r.Stdout, "argocd/bad spec.source, argocd/bad spec.source") || !strings.Contains(r.Stdout, "(source of Application argocd/bad spec.source)") {
+		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
