@@ -44,8 +44,9 @@ func TestFunctionHonoursVerdictFields(t *testing.T) {
 		fails             bool
 		says              string
 	}{
-		{"a warning passes by default", "    {}\n", app, false, "WARNING [argocd-source-not-rendered]"},
-		{"failOn: warning fails on it", "    failOn: warning\n", app, true, "WARNING [argocd-source-not-rendered]"},
+		{"a warning passes by default", "    images: {podSpecPaths: [{kind: Deployment, path: spec.nope}]}\n", pinnedImage, false, "WARNING [image-podspec-path]"},
+		{"failOn: warning fails on it", "    failOn: warning\n    images: {podSpecPaths: [{kind: Deployment, path: spec.nope}]}\n", pinnedImage, true, "WARNING [image-podspec-path]"},
+		{"an unrendered source is no verdict", "    {}\n", app, true, "ERROR [argocd-source-not-rendered]"},
 		{"an unstamped workload passes by default", "    {}\n", pinnedImage, false, ""},
 		{"requirePinnedBy fails it", "    images: {requirePinnedBy: true}\n", pinnedImage, true, "ERROR [image-pinned-by]"},
 	}

@@ -90,7 +90,8 @@ func TestE2ERolloutsBadVariants(t *testing.T) {
 			if got := findingHeads(p.Stdout); !slices.Equal(got, fnLines) {
 				t.Errorf("the plugin and the KRM function disagree:\nplugin: %q\nfn:     %q", got, fnLines)
 			}
-			if !strings.Contains(p.Stdout, "["+dir+"/"+v.file+"]") {
+			// The file, and the line of the value where the plugin knows it.
+			if !strings.Contains(p.Stdout, "["+dir+"/"+v.file+"]") && !strings.Contains(p.Stdout, "["+dir+"/"+v.file+":") {
 				t.Errorf("the plugin's finding does not name the source file %s/%s:\n%s", dir, v.file, p.Stdout)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -138,7 +139,11 @@ func (a *appRenderer) unitFor(app *yaml.RNode, src argo.Source, spec render.Argo
 	key := render.SourceKey(spec)
 	name := argo.AppName(app) + " " + src.Field
 	if u, ok := a.byKey[key]; ok {
-		u.source.apps = append(u.source.apps, name)
+		// An Application reachable twice (listed and a child of an app of
+		// apps) is named once.
+		if !slices.Contains(u.source.apps, name) {
+			u.source.apps = append(u.source.apps, name)
+		}
 		return u, false
 	}
 	u := &unit{name: spec.Dir, dir: spec.Dir, err: err, source: &appSource{spec: spec, field: src.PathField(), path: src.Path, apps: []string{name}}}

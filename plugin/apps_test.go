@@ -38,18 +38,24 @@ func TestE2EAppsExamples(t *testing.T) {
 	if len(doc.Results) != 0 || doc.Summary.Resources <= 5+3+2+3 {
 		t.Errorf("%d findings over %d resources, want none over the input and its sources' renders:\n%s", len(doc.Results), doc.Summary.Resources, r.Stdout)
 	}
-	// Another repository's checkout renders nothing of it: reported.
+	// Another repository's checkout renders nothing of it: no verdict
+	// (issue 10: it was a warning and exit 0).
 	r = runGate(t, root, "check", "-f", "examples/apps/", "--apps-root", ".", "--repo-url", "https://github.com/someone/else")
-	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 5 || !strings.Contains(r.Stdout, "is not the one checked out") {
-		t.Errorf("--repo-url of another repository: exit %d, want 0 and 5 warnings:\n%s", r.Code, r.Stdout)
+	if r.Code != 3 || strings.Count(r.Stdout, "ERROR [argocd-source-not-rendered]") != 5 || !strings.Contains(r.Stdout, "is not the one checked out") {
+		t.Errorf("--repo-url of another repository: exit %d, want 3 and 5 no-verdict findings:\n%s", r.Code, r.Stdout)
 	}
 	// Without --apps-root the sources are reported, never passed silently.
 	r = runGate(t, root, "check", "-f", "examples/apps/")
-	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 5 {
-		t.Errorf("without --apps-root: exit %d, want 0 and 5 warnings:\n%s", r.Code, r.Stdout)
+	if r.Code != 3 || strings.Count(r.Stdout, "ERROR [argocd-source-not-rendered]") != 5 {
+		t.Errorf("without --apps-root: exit %d, want 3 and 5 no-verdict findings:\n%s", r.Code, r.Stdout)
 	}
-	if r = runGate(t, root, "check", "-f", "examples/apps/", "--fail-on", "warning"); r.Code != 1 {
-		t.Errorf("--fail-on warning without --apps-root: exit %d, want 1", r.Code)
+	// The caller may take Applications out of scope; the report lists each.
+	r = runGate(t, root, "check", "-f", "examples/apps/", "--exclude-app", "checkout", "--exclude-app", "argocd/ledger", "--exclude-app", "shop-preview", "--exclude-app", "shop-prod")
+	if r.Code != 0 || strings.Count(r.Stdout, "INFO [argocd-source-not-rendered]") != 4 || !strings.Contains(r.Stdout, `excluded by spec.argocd.exclude "argocd/ledger"`) {
+		t.Errorf("--exclude-app every Application: exit %d, want 0 and 4 exclusions listed:\n%s", r.Code, r.Stdout)
+	}
+	if r = runGate(t, root, "check", "-f", "examples/apps/", "--exclude-app", "checkout"); r.Code != 3 {
+		t.Errorf("one Application excluded, others not rendered: exit %d, want 3", r.Code)
 	}
 }
 
@@ -121,12 +127,16 @@ func TestE2EAppsVariants(t *testing.T) {
 			nil, `no verdict: Application argocd/bad spec.source: spec.source.path "examples/overlays/nope"`},
 		{"a path outside the repository is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: ../elsewhere}", "x")}, 3,
 			nil, `spec.source.path "../elsewhere" leaves the repository`},
+		{"path ./ is the repository root", map[string]string{"kustomization.yaml": "resources: [examples/overlays/prod]\n", "examples/apps/bad.yaml": app("{"+repo+", path: ./}", "shop-prod")}, 0,
+			[]string{"PASS: "}, ""},
+		{"path . is the repository root", map[string]string{"kustomization.yaml": "resources: [examples/overlays/prod]\n", "examples/apps/bad.yaml": app("{"+repo+", path: .}", "shop-prod")}, 0,
+			[]string{"PASS: "}, ""},
 		{"an empty source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/empty}", "x"), "examples/empty/README.md": "nothing\n"}, 1,
 			[]string{"[argocd-source-empty] Application/bad (ns argocd) spec.source.path: its source examples/empty renders zero objects"}, ""},
-		{"a Helm chart is reported, not passed", map[string]string{"examples/apps/bad.yaml": app("{repoURL: https://charts.bitnami.com/bitnami, chart: redis, targetRevision: 18.0.0}", "redis")}, 0,
-			[]string{"WARNING [argocd-source-not-rendered] Application/bad (ns argocd) spec.source: this source was not rendered (Helm chart redis"}, ""},
-		{"an ApplicationSet is reported", map[string]string{"examples/apps/set.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: shops, namespace: argocd}\nspec: {generators: [{list: {elements: []}}], template: {metadata: {name: x}, spec: {}}}\n"}, 0,
-			[]string{"WARNING [argocd-source-not-rendered] ApplicationSet/shops"}, ""},
+		{"a Helm chart is reported, not passed", map[string]string{"examples/apps/bad.yaml": app("{repoURL: https://charts.bitnami.com/bitnami, chart: redis, targetRevision: 18.0.0}", "redis")}, 3,
+			[]string{"ERROR [argocd-source-not-rendered] Application/bad (ns argocd) spec.source: this source was not rendered (Helm chart redis"}, ""},
+		{"an ApplicationSet is reported", map[string]string{"examples/apps/set.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: shops, namespace: argocd}\nspec: {generators: [{list: {elements: []}}], template: {metadata: {name: x}, spec: {}}}\n"}, 3,
+			[]string{"ERROR [argocd-source-not-rendered] ApplicationSet/shops"}, ""},
 		{"app of apps: the child's source is checked", map[string]string{
 			"examples/apps/bad.yaml":       app("{"+repo+", path: examples/children}", "argocd"),
 			"examples/children/child.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/overlays/staging}", "shop-staging"), "name: bad", "name: child")}, 1,
@@ -169,8 +179,12 @@ func TestE2EAppsOtherRepository(t *testing.T) {
 	} {
 		dir := checkout(t, map[string]string{".git/config": "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = " + remote + "\n"})
 		r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
-		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
-			t.Errorf("remote %s: exit %d, want 0 and %q:\n%s%s", remote, r.Code, want, r.Stdout, r.Stderr)
+		code := 0
+		if strings.Contains(remote, "someone") {
+			code = 3 // not rendered: no verdict
+		}
+		if r.Code != code || !strings.Contains(r.Stdout, want) {
+			t.Errorf("remote %s: exit %d, want %d and %q:\n%s%s", remote, r.Code, code, want, r.Stdout, r.Stderr)
 		}
 	}
 }
@@ -212,5 +226,18 @@ func TestE2EAppsRootMustExist(t *testing.T) {
 	r := runGate(t, testutil.Root(t), "check", "-f", "examples/apps/", "--apps-root", "no/such/dir")
 	if r.Code != 2 || !strings.Contains(r.Stderr, `--apps-root: "no/such/dir" is not a directory`) {
 		t.Errorf("exit %d, want 2 (usage):\n%s", r.Code, r.Stderr)
+	}
+}
+
+// An Application reachable twice — listed in the input and a child of an
+// app of apps that points at the same folder — is named once.
+func TestE2EAppsReachableTwiceNamedOnce(t *testing.T) {
+	dir := checkout(t, map[string]string{
+		"examples/apps/bad.yaml":  app("{"+repo+", path: examples/overlays/staging}", "shop-staging"),
+		"examples/apps/root.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/apps}", "argocd"), "name: bad", "name: root"),
+	})
+	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
+	if strings.Contains(r.Stdout, "argocd/bad spec.source, argocd/bad spec.source") || !strings.Contains(r.Stdout, "(source of Application argocd/bad spec.source)") {
+		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

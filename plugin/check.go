@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -35,7 +36,15 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		return fail(s.Err, err)
 	}
 	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
-	units, err := attachApps(ctx, o, loadUnits(ctx, o, s.In, r.progress), r.progress)
+	loaded := loadUnits(ctx, o, s.In, r.progress)
+	for _, u := range loaded {
+		// An input of the wrong shape (-f on a kustomization) is a usage
+		// error: exit 2 before anything is checked, as a bad flag is.
+		if u.err != nil && exitCode(u.err) == ExitUsage {
+			return fail(s.Err, u.err)
+		}
+	}
+	units, err := attachApps(ctx, o, loaded, r.progress)
 	if err != nil {
 		return fail(s.Err, err)
 	}
@@ -58,7 +67,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	r.progress("")
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
-		if err := writeKustomization(ctx, o, r, s.Err); err != nil {
+		failed, err := writeKustomization(ctx, o, r, s.Err)
+		total.Findings = append(total.Findings, failed...)
+		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 		}
@@ -129,7 +140,74 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 			return nil, err
 		}
 	}
-	return u.finish(gate.Run(ctx, u.resources, opts, deps))
+	rep, err := u.finish(gate.Run(ctx, u.resources, opts, deps))
+	if rep != nil {
+		u.blame(rep.Findings)
+		for i := range rep.Findings {
+			if rep.Findings[i].Input == "" {
+				rep.Findings[i].Input = u.input(r.o, rep.Findings[i])
+			}
+		}
+	}
+	return rep, err
+}
+
+// blame points each finding about a value at the file that set it: an
+// overlay's patch rather than the base it overrode, with the line
+// (render.Blame). Only kustomize renders carry the annotations it reads.
+func (u *unit) blame(fs []finding.Finding) {
+	if !u.injected {
+		return
+	}
+	var byRef map[string]*yaml.RNode
+	for i := range fs {
+		f := &fs[i]
+		value, ok := "", false
+		if f.Field != nil {
+			value, ok = f.Field.CurrentValue.(string)
+		}
+		if !ok || value == "" || f.ResourceRef == nil {
+			continue
+		}
+		if byRef == nil {
+			byRef = make(map[string]*yaml.RNode, len(u.resources))
+			for _, r := range u.resources {
+				byRef[refKey(r.GetKind(), r.GetNamespace(), r.GetName())] = r
+			}
+		}
+		obj := byRef[refKey(f.ResourceRef.Kind, f.ResourceRef.Namespace, f.ResourceRef.Name)]
+		if obj == nil {
+			continue
+		}
+		b := render.Blame(obj, value)
+		switch {
+		case b == nil:
+		case f.File != nil && f.File.Path == b.Path:
+			f.File.Line = b.Line
+		default:
+			f.File = b
+			if !strings.Contains(f.Message, b.Path) {
+				f.Message += fmt.Sprintf(" (set by %s:%d)", b.Path, b.Line)
+			}
+		}
+	}
+}
+
+func refKey(kind, ns, name string) string { return kind + "\x00" + ns + "\x00" + name }
+
+// input names where a unit's finding came from, as the user gave it: the
+// -k directory, the -f file, or the Argo CD Application whose source was
+// rendered. With several inputs, identical findings are told apart by it.
+func (u *unit) input(o *options, f finding.Finding) string {
+	switch {
+	case u.source != nil:
+		return "Application " + strings.Join(u.source.apps, ", ") + " source " + u.dir
+	case u.dir != "":
+		return "-k " + u.dir
+	case len(o.files) > 1 && f.File != nil && f.File.Path != "":
+		return "-f " + f.File.Path
+	}
+	return "-f " + strings.Join(o.files, " ")
 }
 
 // loadConfig reads --config.

@@ -29,6 +29,7 @@ type options struct {
 	appsRoot           string
 	repoURLs           []string
 	ruleOverrides      []string
+	excludeApps        []string
 	digest             string
 	maxInputBytes      int64
 
@@ -59,6 +60,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
 	fs.IntVar(&o.expectResources, "expect-resources", -1, "the render must hold exactly N objects (render-count)")
 	fs.StringArrayVar(&o.ruleOverrides, "rule", nil, "override a rule's severity: ID=error|warning|off (repeatable)")
+	fs.StringArrayVar(&o.excludeApps, "exclude-app", nil, "take an Argo CD Application or ApplicationSet (NAME or NAMESPACE/NAME) whose source the gate cannot render out of scope; reported as excluded (repeatable)")
 	fs.StringVar(&o.digest, "digest", "", "image digest mode: require|verify|off (default from config: require)")
 	fs.BoolVar(&o.requirePinnedBy, "require-pinned-by", false, "fail workloads the Pin transformer did not stamp (proves the KRM step ran)")
 	fs.BoolVar(&o.enableAlphaPlugins, "enable-alpha-plugins", false, "run KRM functions during the render, as kustomize does")
@@ -148,6 +150,7 @@ func (o *options) apply(s *config.Spec) error {
 		s.Images.Platform = o.platform
 	}
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
+	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
 	for _, r := range o.ruleOverrides {
 		id, sev, ok := strings.Cut(r, "=")
 		if !ok {

@@ -13,7 +13,6 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
-	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 )
 
 // resolvers shares one resolver per distinct registry configuration across
@@ -45,7 +44,7 @@ func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.
 	}
 	key := resolverKey(opts)
 	if rs.pull != nil {
-		kc, id, err := rs.pull.Keychain(ctx, resources, imagerules.PodSpecPaths(s))
+		kc, id, err := rs.pull.Keychain(ctx, resources, images.ConfiguredPaths(s))
 		if err != nil {
 			return nil, err
 		}

@@ -4,45 +4,109 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
+	"strings"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/kustomization"
-	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 )
 
 // writeKustomization renders dir, resolves its images and writes the
 // digests of the images its source left unpinned into the kustomization's
 // images: entries (internal/kustomization), printing each change.
-func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) error {
+//
+// When images could not be resolved it returns their image-resolve findings
+// (to print with the report) and an error that groups them by cause.
+func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) ([]finding.Finding, error) {
 	dir := o.writeKustomization
 	path, err := kustomization.File(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	u := renderUnit(dir, o)
 	if u.err != nil {
-		return u.err
+		return nil, u.err
 	}
 	spec, err := specFor(u, r.base, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, err := r.resolvers.For(ctx, spec, u.resources)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	extra := imagerules.PodSpecPaths(spec)
+	extra := images.ConfiguredPaths(spec)
 	unpinned := kustomization.UnpinnedRepos(u.resources, extra)
 	rep, err := gate.Run(ctx, u.resources, gate.Options{Config: spec, Pin: true}, gate.Deps{Resolver: res, Version: r.version})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if rep.NoVerdict() {
-		return fmt.Errorf("writing %s: some images could not be resolved; the file is unchanged", path)
+		var failed []finding.Finding
+		for _, f := range rep.Findings {
+			if f.NoVerdict {
+				f.Input = "--write-kustomization " + dir
+				failed = append(failed, f)
+			}
+		}
+		return failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
 	}
 	changes, err := kustomization.SetDigests(path, kustomization.PinnedDigests(u.resources, extra, unpinned))
 	for _, c := range changes {
 		fmt.Fprintf(errOut, "%s: %s\n", path, c)
 	}
-	return err
+	return nil, err
+}
+
+// resolveCauses groups image-resolve findings by cause: one line per cause
+// with how many references it hit and which, so a registry that is down
+// reads as one line, not one per image.
+func resolveCauses(failed []finding.Finding) string {
+	type group struct {
+		cause string
+		refs  []string
+	}
+	var groups []*group
+	byCause := map[string]*group{}
+	for _, f := range failed {
+		ref := ""
+		if f.Field != nil {
+			ref = fmt.Sprint(f.Field.CurrentValue)
+		}
+		cause := resolveCause(f.Message)
+		g := byCause[cause]
+		if g == nil {
+			g = &group{cause: cause}
+			byCause[cause] = g
+			groups = append(groups, g)
+		}
+		if !slices.Contains(g.refs, ref) {
+			g.refs = append(g.refs, ref)
+		}
+	}
+	refs := 0
+	for _, g := range groups {
+		refs += len(g.refs)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d image reference(s) could not be resolved (%d finding(s))", refs, len(failed))
+	for _, g := range groups {
+		fmt.Fprintf(&b, "\n  %d× %s: %s", len(g.refs), g.cause, strings.Join(g.refs, ", "))
+	}
+	return b.String()
+}
+
+var (
+	resolvingPrefix = regexp.MustCompile(`^container "[^"]*": (resolving "[^"]*": )?`)
+	urlPath         = regexp.MustCompile(`(https?://[^/\s"]+)/[^\s"]*[^\s":,;]`)
+)
+
+// resolveCause is a finding's registry error without what names one
+// reference (the container, the reference, the URL path), so identical
+// failures group.
+func resolveCause(msg string) string {
+	return urlPath.ReplaceAllString(resolvingPrefix.ReplaceAllString(msg, ""), "$1/…")
 }

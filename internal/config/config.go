@@ -92,7 +92,8 @@ type Images struct {
 }
 
 // PodSpecPath is a pod spec location in a custom kind, as a dotted path
-// ("spec.runner.template.spec").
+// ("spec.runner.template.spec"); a key followed by "[]" stands for every
+// item of that list ("spec.templates[].template.spec").
 type PodSpecPath struct {
 	Kind string `json:"kind"`
 	Path string `json:"path"`
@@ -111,6 +112,11 @@ type ArgoCD struct {
 	// IgnoreDifferencesAllowed lists JSON pointers an ignoreDifferences entry may
 	// name without naming the object; empty means the default allow-list.
 	IgnoreDifferencesAllowed []string `json:"ignoreDifferencesAllowed,omitempty"`
+	// Exclude names Applications and ApplicationSets ("name" or
+	// "namespace/name") whose unrendered sources the caller takes out of the
+	// gate's scope: argocd-source-not-rendered reports them as excluded
+	// instead of no verdict (--exclude-app).
+	Exclude []string `json:"exclude,omitempty"`
 }
 
 // UsageError is a bad configuration: the plugin exits 2 for it.
@@ -216,6 +222,8 @@ func (s *Spec) Validate() error {
 	for i, p := range s.Images.PodSpecPaths {
 		if p.Kind == "" || p.Path == "" {
 			errs = append(errs, fmt.Errorf("spec.images.podSpecPaths[%d]: kind and path are required", i))
+		} else if !validPodSpecPath(p.Path) {
+			errs = append(errs, fmt.Errorf("spec.images.podSpecPaths[%d].path: %q is not dotted keys, each optionally followed by [] for every item of a list (spec.templates[].template.spec)", i, p.Path))
 		}
 	}
 	for _, id := range sortedKeys(s.Rules) {
@@ -237,6 +245,18 @@ func (s *Spec) SetRule(id, severity string) error {
 	}
 	s.Rules[id] = severity
 	return s.Validate()
+}
+
+// validPodSpecPath reports whether a pod spec path is dotted keys, each
+// optionally followed by "[]".
+func validPodSpecPath(path string) bool {
+	for seg := range strings.SplitSeq(path, ".") {
+		key, _ := strings.CutSuffix(seg, "[]")
+		if key == "" || strings.ContainsAny(key, "[]") {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string]string) []string {

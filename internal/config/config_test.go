@@ -15,6 +15,13 @@ func TestDecodeDefaults(t *testing.T) {
 	}
 }
 
+func TestDecodeListPodSpecPath(t *testing.T) {
+	doc := "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec:\n  images: {podSpecPaths: [{kind: Experiment, path: \"spec.templates[].template.spec\"}]}\n"
+	if _, err := Decode([]byte(doc)); err != nil {
+		t.Fatalf("list syntax refused: %v", err)
+	}
+}
+
 func TestDecodeRejects(t *testing.T) {
 	head := "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\n"
 	cases := map[string]struct{ doc, says string }{
@@ -31,6 +38,7 @@ func TestDecodeRejects(t *testing.T) {
 		"not yaml":          {"kind: [", "decoding"},
 		"bad failOn":        {head + "spec:\n  failOn: info\n", `spec.failOn: "info"`},
 		"policies":          {head + "spec:\n  policies: [no-privileged]\n", "spec.policies: policies are not supported yet"},
+		"bad pod spec path": {head + "spec:\n  images: {podSpecPaths: [{kind: X, path: \"spec.a[0].b\"}]}\n", "spec.images.podSpecPaths[0].path"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

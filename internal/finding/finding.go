@@ -28,6 +28,9 @@ type Finding struct {
 	ResourceRef *ResourceRef `json:"resourceRef,omitempty"`
 	Field       *Field       `json:"field,omitempty"`
 	File        *File        `json:"file,omitempty"`
+	// Input names the input the finding came from: the -k directory, the
+	// -f file, or the Argo CD Application whose source was rendered.
+	Input string `json:"input,omitempty"`
 	// NoVerdict marks a finding that means the gate could not finish
 	// (image-resolve): the plugin exits 3 for it, before 1.
 	NoVerdict bool `json:"-"`
@@ -65,6 +68,8 @@ type Field struct {
 type File struct {
 	Path  string `json:"path"`
 	Index int    `json:"index,omitempty"`
+	// Line is the 1-based line in Path that holds the value, where known.
+	Line int `json:"line,omitempty"`
 }
 
 // Configure applies configured severities (rule id → error, warning, info

@@ -8,7 +8,6 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
-	imagerules "github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -76,26 +75,12 @@ func pin(resources []*yaml.RNode, cfg *config.Spec, res map[string]images.Resolu
 	return nil
 }
 
+// forEachImage calls fn for every valid image of the one walk the rules
+// also use (images.Collect): pin rewrites exactly what check finds.
 func forEachImage(resources []*yaml.RNode, cfg *config.Spec, fn func(*yaml.RNode, images.Container, images.Ref)) {
-	extra := imagerules.PodSpecPaths(cfg)
-	type parsed struct {
-		ref images.Ref
-		ok  bool
-	}
-	cache := map[string]parsed{} // 10,000 objects use a few hundred images
-	for _, obj := range resources {
-		if manifest.IsLocalConfig(obj) {
-			continue
-		}
-		for _, c := range images.Find(obj, extra) {
-			p, seen := cache[c.Image]
-			if !seen {
-				p.ref, p.ok = images.Parse(c.Image)
-				cache[c.Image] = p
-			}
-			if p.ok {
-				fn(obj, c, p.ref)
-			}
+	for _, im := range images.Collect(resources, images.ConfiguredPaths(cfg), manifest.IsLocalConfig) {
+		if im.Valid {
+			fn(im.Obj, im.Container, im.Ref)
 		}
 	}
 }

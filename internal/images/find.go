@@ -3,6 +3,7 @@ package images
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -12,7 +13,9 @@ import (
 // PodSpecPath is a pod spec location in a custom kind.
 type PodSpecPath struct {
 	Kind string
-	Path string // dotted, e.g. "spec.runner.template.spec"
+	// Path is dotted; a segment ending in "[]" stands for every item of a
+	// list, e.g. "spec.templates[].template.spec".
+	Path string
 }
 
 // Container is one image field in a rendered object.
@@ -42,83 +45,211 @@ func (c *Container) SetImage(image string) error {
 	return nil
 }
 
+// containerLists are the pod spec's lists of containers, in the order their
+// images are reported.
 var containerLists = []string{"initContainers", "containers", "ephemeralContainers"}
 
-// Find returns every container image of an object.
+// otherLists hold containers in other schemas: Argo Workflows and Tekton
+// sidecars, Tekton steps. Only items with an image count.
+var otherLists = map[string]bool{"sidecars": true, "steps": true}
+
+// singles hold one container: Argo Workflows templates' container and script,
+// Tekton's stepTemplate.
+var singles = map[string]bool{"container": true, "script": true, "stepTemplate": true}
+
+// Find returns every container image of an object: every container list
+// (containers, initContainers, ephemeralContainers, sidecars, steps) and every
+// single container (container, script, stepTemplate) at any depth of the
+// object, outside metadata and status, plus the configured pod spec paths of
+// its kind. A workload nested in any CRD is found without configuration.
 func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
-	var out []Container
-	for _, p := range PodSpecPaths(obj, extra) {
-		spec := yamlpath.Dotted(obj.YNode(), p)
-		if spec == nil || spec.Kind != yaml.MappingNode {
+	if obj == nil || Describes(obj) {
+		return nil
+	}
+	w := walker{}
+	root := obj.YNode()
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i].Value
+		if k == "metadata" || k == "status" || k == "apiVersion" || k == "kind" {
 			continue
 		}
-		out = append(out, containers(spec, p)...)
+		w.visitKey(k, root.Content[i+1])
 	}
-	return out
+	kind := yamlpath.String(root, "kind")
+	for _, e := range extra {
+		if e.Kind != kind {
+			continue
+		}
+		if w.seen == nil {
+			w.seen = make(map[*yaml.Node]bool, len(w.out))
+			for _, c := range w.out {
+				w.seen[c.Node.YNode()] = true
+			}
+		}
+		for _, ps := range Resolve(obj, e.Path) {
+			w.path = append(w.path[:0], ps.Path)
+			w.podSpec(ps.Node, true)
+		}
+	}
+	return w.out
 }
 
-func containers(spec *yaml.Node, prefix string) []Container {
-	var out []Container
+// Describes reports objects whose container-shaped fields describe other
+// objects rather than run anything: Kyverno policies (a pattern such as
+// `image: "!*:latest"`) and CustomResourceDefinitions (schemas).
+func Describes(obj *yaml.RNode) bool {
+	group, _, _ := strings.Cut(yamlpath.String(obj.YNode(), "apiVersion"), "/")
+	return group == "kyverno.io" || strings.HasSuffix(group, ".kyverno.io") || group == "apiextensions.k8s.io"
+}
+
+// walker collects containers; path is the stack of path segments.
+type walker struct {
+	path []string
+	out  []Container
+	seen map[*yaml.Node]bool // containers found, for configured paths
+}
+
+func (w *walker) visitKey(key string, v *yaml.Node) {
+	w.path = append(w.path, key)
+	defer func() { w.path = w.path[:len(w.path)-1] }()
+	switch v.Kind {
+	case yaml.MappingNode:
+		if singles[key] && hasImage(v) {
+			w.add(v, "")
+			return
+		}
+		w.mapping(v)
+	case yaml.SequenceNode:
+		w.list(v)
+	}
+}
+
+// mapping visits a mapping: its container lists first, in pod spec order,
+// then every other key in document order.
+func (w *walker) mapping(m *yaml.Node) {
+	if w.podSpec(m, false) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i].Value; k != "initContainers" && k != "containers" && k != "ephemeralContainers" {
+				w.visitKey(k, m.Content[i+1])
+			}
+		}
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		w.visitKey(m.Content[i].Value, m.Content[i+1])
+	}
+}
+
+// podSpec adds the containers of m's container lists and reports whether m
+// has any.
+func (w *walker) podSpec(m *yaml.Node, configured bool) bool {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return false
+	}
+	found := false
 	for _, list := range containerLists {
-		seq := yamlpath.Field(spec, list)
+		seq := yamlpath.Field(m, list)
 		if seq == nil || seq.Kind != yaml.SequenceNode {
 			continue
 		}
+		found = true
+		w.path = append(w.path, list)
 		for i, c := range seq.Content {
-			img := yamlpath.Field(c, "image")
-			if img == nil || img.Kind != yaml.ScalarNode {
+			if !hasImage(c) {
 				continue
 			}
-			name := ""
-			if n := yamlpath.Field(c, "name"); n != nil {
-				name = n.Value
+			if configured && w.seen[c] {
+				continue
 			}
-			out = append(out, Container{
-				Node:  yaml.NewRNode(c),
-				Name:  name,
-				Image: img.Value,
-				Path:  prefix + "." + list + "[" + strconv.Itoa(i) + "].image",
-			})
+			w.add(c, "["+strconv.Itoa(i)+"]")
+		}
+		w.path = w.path[:len(w.path)-1]
+	}
+	return found
+}
+
+// list visits a sequence: items with an image are containers when the key
+// names a container list; every other item is walked.
+func (w *walker) list(seq *yaml.Node) {
+	key := w.path[len(w.path)-1]
+	for i, item := range seq.Content {
+		if item.Kind != yaml.MappingNode && item.Kind != yaml.SequenceNode {
+			continue
+		}
+		idx := "[" + strconv.Itoa(i) + "]"
+		if otherLists[key] && hasImage(item) {
+			w.add(item, idx)
+			continue
+		}
+		w.path[len(w.path)-1] = key + idx
+		if item.Kind == yaml.MappingNode {
+			w.mapping(item)
+		} else {
+			w.list(item)
+		}
+		w.path[len(w.path)-1] = key
+	}
+}
+
+func (w *walker) add(c *yaml.Node, suffix string) {
+	img := yamlpath.Field(c, "image")
+	name := ""
+	if n := yamlpath.Field(c, "name"); n != nil {
+		name = n.Value
+	}
+	if w.seen != nil {
+		w.seen[c] = true
+	}
+	w.out = append(w.out, Container{
+		Node:  yaml.NewRNode(c),
+		Name:  name,
+		Image: img.Value,
+		Path:  strings.Join(w.path, ".") + suffix + ".image",
+	})
+}
+
+func hasImage(c *yaml.Node) bool {
+	img := yamlpath.Field(c, "image")
+	return img != nil && img.Kind == yaml.ScalarNode
+}
+
+// Image is one container image of one object, parsed.
+type Image struct {
+	Obj *yaml.RNode
+	Container
+	Ref Ref
+	// Valid is false when Image does not parse as a reference.
+	Valid bool
+}
+
+// Collect is the one walk over a render that both check and pin use: every
+// container of every object that skip does not leave out, each image parsed
+// once however many objects share it.
+func Collect(resources []*yaml.RNode, extra []PodSpecPath, skip func(*yaml.RNode) bool) []Image {
+	type parsed struct {
+		ref Ref
+		ok  bool
+	}
+	cache := map[string]parsed{} // 10,000 objects use a few hundred images
+	var out []Image
+	for _, obj := range resources {
+		if skip != nil && skip(obj) {
+			continue
+		}
+		for _, c := range Find(obj, extra) {
+			p, seen := cache[c.Image]
+			if !seen {
+				p.ref, p.ok = Parse(c.Image)
+				cache[c.Image] = p
+			}
+			out = append(out, Image{Obj: obj, Container: c, Ref: p.ref, Valid: p.ok})
 		}
 	}
 	return out
-}
-
-var templateKinds = map[string]bool{
-	"ReplicationController": true, "ReplicaSet": true, "Deployment": true,
-	"StatefulSet": true, "DaemonSet": true, "Job": true, "Rollout": true,
-}
-
-// PodSpecPaths returns the dotted paths of an object's pod specs.
-func PodSpecPaths(obj *yaml.RNode, extra []PodSpecPath) []string {
-	kind := obj.GetKind()
-	var paths []string
-	switch {
-	case kind == "Pod":
-		paths = append(paths, "spec")
-	case kind == "PodTemplate":
-		paths = append(paths, "template.spec")
-	case kind == "CronJob":
-		paths = append(paths, "spec.jobTemplate.spec.template.spec")
-	case templateKinds[kind]:
-		paths = append(paths, "spec.template.spec")
-	default:
-		// Any other kind with a pod spec in the usual places.
-		for _, p := range []string{"spec.template.spec", "spec.jobTemplate.spec.template.spec"} {
-			if hasContainers(obj, p) {
-				paths = append(paths, p)
-			}
-		}
-	}
-	for _, e := range extra {
-		if e.Kind == kind {
-			paths = append(paths, e.Path)
-		}
-	}
-	return paths
-}
-
-func hasContainers(obj *yaml.RNode, path string) bool {
-	spec := yamlpath.Dotted(obj.YNode(), path)
-	return yamlpath.Field(spec, "containers") != nil || yamlpath.Field(spec, "initContainers") != nil
 }

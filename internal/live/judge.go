@@ -74,7 +74,7 @@ func Judge(s *Snapshot, exp Expect) *Result {
 
 func (r *Result) judgeImages(s *Snapshot, exp Expect, cfg *config.Spec) []finding.Finding {
 	if exp.HasRender {
-		r.Expected, r.ImagesFrom = expectedFromRender(exp.Render, podSpecPaths(cfg)), "the render ("+exp.RenderFrom+")"
+		r.Expected, r.ImagesFrom = expectedFromRender(exp.Render, images.ConfiguredPaths(cfg)), "the render ("+exp.RenderFrom+")"
 	} else {
 		r.Expected, r.ImagesFrom = expectedFromSummary(s.App.SummaryImages, s.Objects), "status.summary.images"
 	}
@@ -157,14 +157,6 @@ func (r *Result) judgeHealth(s *Snapshot) []finding.Finding {
 func isLocal(obj *yaml.RNode) bool {
 	a := obj.GetAnnotations()
 	return manifest.IsLocalConfig(obj) || a["argocd.argoproj.io/hook"] != "" || a["helm.sh/hook"] != ""
-}
-
-func podSpecPaths(cfg *config.Spec) []images.PodSpecPath {
-	var out []images.PodSpecPath
-	for _, p := range cfg.Images.PodSpecPaths {
-		out = append(out, images.PodSpecPath{Kind: p.Kind, Path: p.Path})
-	}
-	return out
 }
 
 func withDigest(ref, digest string) string {

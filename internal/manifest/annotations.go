@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -30,9 +31,13 @@ const (
 )
 
 // IsLocalConfig reports whether an object is local configuration that is
-// never applied: the local-config annotation, or the gate's own config.
+// never applied: the local-config annotation, the gate's own config, or
+// kustomize's configuration.
 func IsLocalConfig(r *yaml.RNode) bool {
-	if APIVersion(r) == ConfigAPIVersion {
+	switch av := APIVersion(r); {
+	case av == ConfigAPIVersion, av == "builtin", strings.HasPrefix(av, "kustomize.config.k8s.io/"):
+		// kustomize's own configuration (Kustomization, Component, builtin
+		// transformer configs) never counts as a resource.
 		return true
 	}
 	return yamlpath.Annotation(r.YNode(), AnnoLocalConfig) == "true"

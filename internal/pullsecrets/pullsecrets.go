@@ -141,11 +141,8 @@ func PodAuths(resources []*yaml.RNode, extra []images.PodSpecPath) ([]PodAuth, m
 			renderSAs[ns+"/"+obj.GetName()] = secretNames(yamlpath.Field(obj.YNode(), "imagePullSecrets"))
 			continue
 		}
-		for _, path := range images.PodSpecPaths(obj, extra) {
-			ps := yamlpath.Dotted(obj.YNode(), path)
-			if ps == nil || ps.Kind != yaml.MappingNode {
-				continue
-			}
+		for _, spec := range images.PodSpecs(obj, extra) {
+			ps := spec.Node
 			sa := yamlpath.String(ps, "serviceAccountName")
 			if sa == "" {
 				sa = yamlpath.String(ps, "serviceAccount") // deprecated alias

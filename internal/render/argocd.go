@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 )
 
 // ArgoSource is one Argo CD Application source to render from a checkout of
@@ -69,9 +72,20 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources, err := Files(files, nil, false, 0)
-	if err != nil {
-		return nil, err
+	var resources []*yaml.RNode
+	for _, f := range files {
+		// Argo CD reads every file of a directory source as a manifest, a
+		// kustomization file too (and fails the sync): no verdict, not the
+		// usage error -f gives.
+		nodes, err := readFile(f, 0)
+		var ue *config.UsageError
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("%s: %w", ue.Where, ue.Err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		resources = append(resources, nodes...)
 	}
 	return &Result{Dir: s.Dir, Resources: resources}, nil
 }

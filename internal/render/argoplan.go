@@ -49,7 +49,9 @@ func SkipSource(root string, remotes []string, src argo.Source) string {
 func LocalSource(root string, app *yaml.RNode, src argo.Source) (ArgoSource, error) {
 	spec := ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
 		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory}
-	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
+	// "", ".", "./" and "a/../" name the repository root (issue 10: "./"
+	// was refused).
+	if clean := filepath.Clean(filepath.FromSlash(src.Path)); clean != "." && !filepath.IsLocal(clean) {
 		return spec, fmt.Errorf("Application %s: %s %q leaves the repository", argo.AppName(app), src.PathField(), src.Path)
 	}
 	return spec, nil

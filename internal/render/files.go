@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
@@ -58,6 +59,9 @@ func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yam
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
 	if !st.IsDir() {
+		if IsKustomizationFile(p) {
+			return nil, kustomizationInput(p, filepath.Dir(p))
+		}
 		return readFile(p, maxBytes)
 	}
 	files, err := manifestFiles(p, recursive)
@@ -88,6 +92,36 @@ func readFile(path string, maxBytes int64) ([]*yaml.RNode, error) {
 	return Parse(data, filepath.ToSlash(path))
 }
 
+// kustomizationFiles are the file names kustomize reads as a kustomization.
+var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// IsKustomizationFile reports whether a path names a kustomization file.
+func IsKustomizationFile(p string) bool {
+	base := filepath.Base(p)
+	for _, k := range kustomizationFiles {
+		if base == k {
+			return true
+		}
+	}
+	return false
+}
+
+// kustomizationIn returns the kustomization file of dir, or "".
+func kustomizationIn(dir string) string {
+	for _, k := range kustomizationFiles {
+		if st, err := os.Stat(filepath.Join(dir, k)); err == nil && !st.IsDir() {
+			return filepath.Join(dir, k)
+		}
+	}
+	return ""
+}
+
+// kustomizationInput is the usage error for -f on a kustomization.
+func kustomizationInput(file, dir string) error {
+	return &config.UsageError{Where: "-f " + filepath.ToSlash(file), Err: fmt.Errorf(
+		"%s is a kustomization, not rendered manifests: its patches and transformer configs would be checked as resources and its render never would; use -k %s", filepath.ToSlash(file), filepath.ToSlash(dir))}
+}
+
 // manifestFiles lists the manifest files of a directory, sorted.
 func manifestFiles(dir string, recursive bool) ([]string, error) {
 	var files []string
@@ -98,6 +132,12 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 		if d.IsDir() {
 			if p != dir && (!recursive || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
+			}
+			// A kustomization root holds patch fragments and transformer
+			// configs, not rendered objects: read raw, they would be checked
+			// as resources and the real render never would.
+			if root := kustomizationIn(p); root != "" {
+				return kustomizationInput(root, p)
 			}
 			return nil
 		}
@@ -112,4 +152,11 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// IsKustomizeConfig reports the apiVersions of kustomize's own configuration
+// (Kustomization, Component, builtin transformer and generator configs):
+// never resources.
+func IsKustomizeConfig(apiVersion string) bool {
+	return apiVersion == "builtin" || strings.HasPrefix(apiVersion, "kustomize.config.k8s.io/")
 }

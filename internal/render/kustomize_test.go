@@ -1,12 +1,14 @@
 package render
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
@@ -175,5 +177,45 @@ func TestFiles(t *testing.T) {
 	}
 	if _, err := Files([]string{"-"}, strings.NewReader("foo: bar\n"), false, 0); err == nil {
 		t.Error("a document that is not an object was accepted")
+	}
+}
+
+// Issue 10: -f on a kustomization root read its patches as resources and
+// passed. Every shape of it is a usage error that says to use -k.
+func TestFilesRefusesKustomizations(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"overlay/kustomization.yaml": "resources: [../base]\npatches: [{path: patch.yaml}]\n",
+		"overlay/patch.yaml":         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n",
+		"tree/raw.yaml":              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+		"tree/app/Kustomization":     "resources: [cm.yaml]\n",
+		"stream.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n",
+		"builtin.yaml":               "apiVersion: builtin\nkind: ImageTagTransformer\nmetadata: {name: t}\n",
+		"fragment.yaml":              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\nspec:\n  replicas: 3\n",
+		"nokind.yaml":                "apiVersion: apps/v1\nmetadata: {name: x}\n",
+	})
+	var ue *config.UsageError
+	for name, c := range map[string]struct {
+		path      string
+		recursive bool
+		usage     bool
+		says      string
+	}{
+		"a kustomization root":                {"overlay", false, true, "use -k " + filepath.ToSlash(filepath.Join(dir, "overlay"))},
+		"its kustomization file":              {"overlay/kustomization.yaml", false, true, "use -k"},
+		"a root under -R":                     {"tree", true, true, "use -k " + filepath.ToSlash(filepath.Join(dir, "tree", "app"))},
+		"a Kustomization object in a stream":  {"stream.yaml", false, true, "document 2 (counting from 1) is kustomize configuration"},
+		"a builtin transformer config":        {"builtin.yaml", false, true, "kustomize configuration (builtin ImageTagTransformer)"},
+		"a patch fragment without apiVersion": {"fragment.yaml", false, false, "fragment.yaml: document 2 (counting from 1): not a Kubernetes object: it has no apiVersion and kind"},
+		"a document without kind":             {"nokind.yaml", false, false, "it has no kind"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Files([]string{filepath.Join(dir, c.path)}, nil, c.recursive, 0)
+			if err == nil || !strings.Contains(err.Error(), c.says) || errors.As(err, &ue) != c.usage {
+				t.Fatalf("err = %v, want one saying %q (usage error: %v)", err, c.says, c.usage)
+			}
+		})
+	}
+	if nodes, err := Files([]string{filepath.Join(dir, "tree")}, nil, false, 0); err != nil || len(nodes) != 1 {
+		t.Errorf("without -R the nested root is not read: %d objects, %v", len(nodes), err)
 	}
 }

@@ -5,20 +5,60 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 )
 
 func writeGitHub(w io.Writer, doc Document) error {
+	if err := writeGitHubFindings(w, doc); err != nil {
+		return err
+	}
+	// A CI that reads annotations, not the exit code, must not see green:
+	// every cause of a no-verdict is an error annotation of its own.
+	if doc.Summary.Verdict != finding.VerdictNoVerdict {
+		return nil
+	}
+	for _, c := range noVerdictCauses(doc) {
+		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace("NO VERDICT: " + c)
+		if _, err := fmt.Fprintf(w, "::error title=kubectl-gate no verdict::%s\n", msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noVerdictCauses lists why a run has no verdict: what could not be
+// evaluated, then the findings that mean the gate could not finish.
+func noVerdictCauses(doc Document) []string {
+	out := append([]string(nil), doc.Failures...)
+	for _, f := range doc.Results {
+		if f.NoVerdict && f.Severity == finding.SeverityError {
+			out = append(out, Line(f))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "the gate could not finish")
+	}
+	return out
+}
+
+func writeGitHubFindings(w io.Writer, doc Document) error {
 	for _, f := range doc.Results {
 		cmd := "error"
-		if f.Severity != finding.SeverityError {
+		switch f.Severity {
+		case finding.SeverityWarning:
 			cmd = "warning"
+		case finding.SeverityInfo:
+			cmd = "notice" // an exclusion the caller decided: listed, not a problem
 		}
 		var props []string
 		if f.File != nil && f.File.Path != "" {
 			props = append(props, "file="+escapeProp(f.File.Path))
+			if f.File.Line > 0 {
+				props = append(props, "line="+strconv.Itoa(f.File.Line))
+			}
 		}
 		props = append(props, "title="+escapeProp(f.Rule))
 		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(Line(f))
@@ -38,6 +78,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -45,6 +86,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 }
 
 type junitFailure struct {
@@ -54,11 +96,23 @@ type junitFailure struct {
 }
 
 // writeJUnit writes one testcase per (rule, resource) that has findings,
-// and one passing testcase per rule without findings.
+// and one passing testcase per rule without findings. A run without a
+// verdict adds a "no-verdict" testcase in error, so no CI reads it as a
+// pass; a finding that means the gate could not finish (image-resolve) is
+// an error, not a failure.
 func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	suite := junitSuite{Name: "kubectl-gate"}
+	if doc.Summary.Verdict == finding.VerdictNoVerdict {
+		causes := noVerdictCauses(doc)
+		suite.Cases = append(suite.Cases, junitCase{Name: "no-verdict", Classname: "kubectl-gate",
+			Error: &junitFailure{Message: "no verdict: " + causes[0], Type: "no-verdict", Text: strings.Join(causes, "\n") + "\n"}})
+		suite.Errors++
+	}
 	index := map[string]int{}
 	for _, f := range doc.Results {
+		if f.Severity == finding.SeverityInfo {
+			continue // listed by the other formats; not a failure
+		}
 		name := f.Rule + " " + f.ResourceRef.String()
 		i, ok := index[name]
 		if !ok {
@@ -67,6 +121,13 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 			suite.Cases = append(suite.Cases, junitCase{Name: strings.TrimSpace(name), Classname: f.Rule})
 		}
 		c := &suite.Cases[i]
+		if f.NoVerdict && f.Severity == finding.SeverityError {
+			if c.Error == nil {
+				c.Error = &junitFailure{Message: f.Message, Type: "no-verdict"}
+			}
+			c.Error.Text += Line(f) + "\n"
+			continue
+		}
 		if c.Failure == nil {
 			c.Failure = &junitFailure{Message: f.Message, Type: string(f.Severity)}
 		}
@@ -74,7 +135,7 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	}
 	fired := map[string]bool{}
 	for _, f := range doc.Results {
-		fired[f.Rule] = true
+		fired[f.Rule] = fired[f.Rule] || f.Severity != finding.SeverityInfo
 	}
 	for _, r := range rules {
 		if !fired[r.ID] {
@@ -82,7 +143,14 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 		}
 	}
 	suite.Tests = len(suite.Cases)
-	suite.Failures = len(index)
+	for _, i := range index {
+		if suite.Cases[i].Failure != nil {
+			suite.Failures++
+		}
+		if suite.Cases[i].Error != nil {
+			suite.Errors++
+		}
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -111,18 +179,34 @@ func writeSARIF(w io.Writer, doc Document, version string, rules []Rule) error {
 	for _, f := range doc.Results {
 		res := map[string]any{"ruleId": f.Rule, "level": level(f.Severity), "message": msg{Line(f)}}
 		if f.File != nil && f.File.Path != "" {
-			res["locations"] = []any{map[string]any{"physicalLocation": map[string]any{
-				"artifactLocation": map[string]string{"uri": f.File.Path},
-			}}}
+			phys := map[string]any{"artifactLocation": map[string]string{"uri": f.File.Path}}
+			if f.File.Line > 0 {
+				phys["region"] = map[string]int{"startLine": f.File.Line}
+			}
+			res["locations"] = []any{map[string]any{"physicalLocation": phys}}
+		}
+		if f.Input != "" {
+			res["properties"] = map[string]string{"input": f.Input}
 		}
 		results = append(results, res)
+	}
+	// SARIF readers judge a run by its invocation: a run without a verdict
+	// did not execute successfully, and each cause is a tool notification.
+	invocation := map[string]any{"executionSuccessful": doc.Summary.Verdict != finding.VerdictNoVerdict}
+	if doc.Summary.Verdict == finding.VerdictNoVerdict {
+		var notes []any
+		for _, c := range noVerdictCauses(doc) {
+			notes = append(notes, map[string]any{"level": "error", "message": msg{"no verdict: " + c}})
+		}
+		invocation["toolExecutionNotifications"] = notes
 	}
 	out := map[string]any{
 		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
 		"version": "2.1.0",
 		"runs": []any{map[string]any{
-			"tool":    map[string]any{"driver": map[string]any{"name": "kubectl-gate", "version": version, "rules": sarifRules}},
-			"results": results,
+			"tool":        map[string]any{"driver": map[string]any{"name": "kubectl-gate", "version": version, "rules": sarifRules}},
+			"results":     results,
+			"invocations": []any{invocation},
 		}},
 	}
 	enc := json.NewEncoder(w)

@@ -104,7 +104,14 @@ func Line(f finding.Finding) string {
 	}
 	fmt.Fprintf(&b, ": %s", f.Message)
 	if f.File != nil && f.File.Path != "" && !strings.Contains(f.Message, f.File.Path) {
-		fmt.Fprintf(&b, " [%s]", f.File.Path)
+		if f.File.Line > 0 {
+			fmt.Fprintf(&b, " [%s:%d]", f.File.Path, f.File.Line)
+		} else {
+			fmt.Fprintf(&b, " [%s]", f.File.Path)
+		}
+	}
+	if f.Input != "" {
+		fmt.Fprintf(&b, " (input: %s)", f.Input)
 	}
 	return b.String()
 }

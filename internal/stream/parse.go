@@ -72,7 +72,7 @@ func Parse(data []byte, path string) (_ []*yaml.RNode, err error) {
 	for i, d := range docs {
 		objs, err := objects(d)
 		if err != nil {
-			return nil, fmt.Errorf("parsing %s: document %d: %w", path, i, err)
+			return nil, fmt.Errorf("parsing %s: document %d (counting from 1): %w", path, i+1, err)
 		}
 		out = append(out, objs...)
 	}
@@ -93,8 +93,14 @@ func objects(d *yaml.RNode) ([]*yaml.RNode, error) {
 	}
 	items := d.Field("items")
 	if items == nil || items.Value.YNode().Tag == "!!null" {
-		if d.GetKind() == "" || d.GetApiVersion() == "" {
-			return nil, errors.New("not a Kubernetes object (no apiVersion or kind)")
+		if kind, apiVersion := d.GetKind(), d.GetApiVersion(); kind == "" || apiVersion == "" {
+			missing := "apiVersion and kind"
+			if kind != "" {
+				missing = "apiVersion"
+			} else if apiVersion != "" {
+				missing = "kind"
+			}
+			return nil, fmt.Errorf("not a Kubernetes object: it has no %s (a patch fragment or a values file is not a rendered manifest)", missing)
 		}
 		return []*yaml.RNode{d}, nil
 	}

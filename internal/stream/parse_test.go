@@ -99,7 +99,7 @@ metadata: *meta
 `, "unknown anchor"},
 	"bare sequence":     {"- a\n", "a list, not a Kubernetes object"},
 	"scalar":            {"hello\n", "a scalar"},
-	"no kind":           {"foo: bar\n", "no apiVersion or kind"},
+	"no kind":           {"foo: bar\n", "no apiVersion and kind"},
 	"alias to nothing":  {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
 	"merge of a scalar": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
 	"recursive alias":   {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},

@@ -24,6 +24,7 @@ func Rules() []rules.Rule {
 		images.Digest,
 		images.Stale,
 		images.PinnedBy,
+		images.PodSpecPath,
 		images.Registry,
 		images.Resolve,
 
@@ -34,6 +35,7 @@ func Rules() []rules.Rule {
 		rollouts.CanaryServices,
 		rollouts.ServiceSelector,
 		rollouts.SingleWriter,
+		rollouts.TrafficRef,
 		rollouts.WorkloadRef,
 
 		argocd.DestinationNamespace,

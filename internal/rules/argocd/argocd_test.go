@@ -226,11 +226,27 @@ spec: {generators: [{clusters: {}}], template: {metadata: {name: x}, spec: {}}}
 			got := check(t, "argocd-source-not-rendered", res, apps, nil)
 			assertFindings(t, got, c.want)
 			for _, f := range got {
-				if f.Severity != finding.SeverityWarning {
-					t.Errorf("severity %s, want warning", f.Severity)
+				// Issue 10: unrendered is no verdict, not a warning.
+				if f.Severity != finding.SeverityError || !f.NoVerdict {
+					t.Errorf("severity %s, no verdict %v, want an error that is no verdict", f.Severity, f.NoVerdict)
 				}
 			}
 		})
+	}
+	// The trusted caller may take named Applications out of scope; the
+	// report still lists each exclusion.
+	for _, entry := range []string{"redis", "argocd/redis"} {
+		cfg := config.Default()
+		cfg.ArgoCD.Exclude = []string{entry}
+		got := check(t, "argocd-source-not-rendered", ruletest.Parse(t, helm), nil, cfg)
+		if len(got) != 1 || got[0].Severity != finding.SeverityInfo || !strings.Contains(got[0].Message, `excluded by spec.argocd.exclude "`+entry+`": 1 source(s) not rendered`) {
+			t.Errorf("exclude %s: %+v", entry, got)
+		}
+	}
+	cfg := config.Default()
+	cfg.ArgoCD.Exclude = []string{"other"}
+	if got := check(t, "argocd-source-not-rendered", ruletest.Parse(t, helm), nil, cfg); len(got) != 1 || !got[0].NoVerdict {
+		t.Errorf("another app's exclusion: %+v", got)
 	}
 }
 

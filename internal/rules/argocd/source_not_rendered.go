@@ -10,18 +10,64 @@ import (
 
 // SourceNotRendered says which Applications' sources the gate did not see.
 var SourceNotRendered = rules.Rule{
-	ID: "argocd-source-not-rendered", Default: finding.SeverityWarning, Family: "argocd",
-	Doc:    "an Application's source was not rendered, so nothing it deploys was checked: a Helm chart, a plugin, another repository, an ApplicationSet, or no --apps-root",
+	ID: "argocd-source-not-rendered", Default: finding.SeverityError, Family: "argocd",
+	Doc:    "an Application's source was not rendered, so nothing it deploys was checked (a Helm chart, a plugin, another repository, an ApplicationSet, or no --apps-root): no verdict, exit 3, unless the Application is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over an Application whose manifests nobody looked at",
 	Check:  checkSourceNotRendered,
 }
 
+// checkSourceNotRendered: nothing the gate did not see may pass (issue 10).
+// A source it could not render is no verdict; the trusted caller's config
+// may take named Applications out of scope, and the exclusion is reported.
 func checkSourceNotRendered(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
+	for _, f := range findSourceNotRendered(c) {
+		// An exclusion (info) is the caller's decision, listed, not a
+		// missing verdict.
+		f.NoVerdict = f.Severity != finding.SeverityInfo
+		out = append(out, f)
+	}
+	return out
+}
+
+// excluded returns the exclude entry naming an object, or "".
+func excluded(c *rules.Context, r *yaml.RNode) string {
+	for _, e := range c.Config.ArgoCD.Exclude {
+		if e == manifest.Name(r) || e == manifest.Namespace(r)+"/"+manifest.Name(r) {
+			return e
+		}
+	}
+	return ""
+}
+
+func findSourceNotRendered(c *rules.Context) []finding.Finding {
+	var out []finding.Finding
 	for _, r := range c.Resources {
+		if (argo.Is(r, "ApplicationSet") || argo.IsApplication(r)) && excluded(c, r) != "" {
+			if fs := notSeen(c, r); len(fs) > 0 {
+				out = append(out, excludedFinding(r, excluded(c, r), len(fs)))
+			}
+			continue
+		}
+		out = append(out, notSeen(c, r)...)
+	}
+	return out
+}
+
+// excludedFinding lists an exclusion in the report: info, never a pass in
+// disguise.
+func excludedFinding(r *yaml.RNode, entry string, n int) finding.Finding {
+	f := manifest.Finding("argocd-source-not-rendered", finding.SeverityInfo, r, "", nil,
+		"excluded by spec.argocd.exclude %q: %d source(s) not rendered and not checked, by the caller's decision", entry, n)
+	return f
+}
+
+func notSeen(c *rules.Context, r *yaml.RNode) []finding.Finding {
+	var out []finding.Finding
+	{
 		switch {
 		case argo.Is(r, "ApplicationSet"):
-			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityWarning, r, "spec.generators", nil,
+			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, r, "spec.generators", nil,
 				"ApplicationSet %s generates its Applications at run time: the gate does not run generators, so what they deploy was not checked", manifest.Name(r)))
 		case argo.IsApplication(r):
 			out = append(out, notRendered(c, r)...)
@@ -36,7 +82,7 @@ func notRendered(c *rules.Context, app *yaml.RNode) []finding.Finding {
 		if app.Field("spec") != nil && manifest.Str(app, "spec.sourceHydrator.drySource.repoURL") != "" {
 			why = "uses spec.sourceHydrator, which the gate does not render"
 		}
-		return []finding.Finding{manifest.Finding("argocd-source-not-rendered", finding.SeverityWarning, app, "spec", nil, "%s: what it deploys was not checked", why)}
+		return []finding.Finding{manifest.Finding("argocd-source-not-rendered", finding.SeverityError, app, "spec", nil, "%s: what it deploys was not checked", why)}
 	}
 	renders := appRenders(c).Of(app)
 	var out []finding.Finding
@@ -47,10 +93,10 @@ func notRendered(c *rules.Context, app *yaml.RNode) []finding.Finding {
 		a, ok := renders[src.Index]
 		switch {
 		case !ok:
-			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityWarning, app, src.Field, src.Path,
+			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, app, src.Field, src.Path,
 				"this source (%s) was not rendered, so what it deploys was not checked; run `kubectl gate check --apps-root DIR` on a checkout of its repository", describe(src)))
 		case a.Skipped != "":
-			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityWarning, app, src.Field, src.Path,
+			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, app, src.Field, src.Path,
 				"this source was not rendered (%s), so what it deploys was not checked", a.Skipped))
 		}
 	}

@@ -5,7 +5,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
@@ -21,7 +20,8 @@ type workloadImage struct {
 }
 
 // eachImage calls fn for every image of every object that is applied. The
-// images are found and parsed once per run, however many rules ask.
+// images are found and parsed once per run (images.Collect, the walk pin
+// also uses), however many rules ask.
 func eachImage(c *rules.Context, fn func(w workloadImage)) {
 	for _, w := range rules.Memo(c, "images", func() []workloadImage { return findImages(c) }) {
 		fn(w)
@@ -29,31 +29,10 @@ func eachImage(c *rules.Context, fn func(w workloadImage)) {
 }
 
 func findImages(c *rules.Context) []workloadImage {
-	extra := PodSpecPaths(c.Config)
-	parsed := map[string]images.Ref{}
-	valid := map[string]bool{}
-	var out []workloadImage
-	for _, obj := range c.Resources {
-		if manifest.IsLocalConfig(obj) {
-			continue
-		}
-		for _, ct := range images.Find(obj, extra) {
-			ref, seen := parsed[ct.Image]
-			if !seen {
-				ref, valid[ct.Image] = images.Parse(ct.Image)
-				parsed[ct.Image] = ref
-			}
-			out = append(out, workloadImage{obj: obj, c: ct, ref: ref, ok: valid[ct.Image]})
-		}
-	}
-	return out
-}
-
-// PodSpecPaths converts the configured extra pod spec paths.
-func PodSpecPaths(s *config.Spec) []images.PodSpecPath {
-	out := make([]images.PodSpecPath, len(s.Images.PodSpecPaths))
-	for i, p := range s.Images.PodSpecPaths {
-		out[i] = images.PodSpecPath{Kind: p.Kind, Path: p.Path}
+	all := images.Collect(c.Resources, images.ConfiguredPaths(c.Config), manifest.IsLocalConfig)
+	out := make([]workloadImage, len(all))
+	for i, im := range all {
+		out[i] = workloadImage{obj: im.Obj, c: im.Container, ref: im.Ref, ok: im.Valid}
 	}
 	return out
 }

@@ -164,3 +164,27 @@ func TestImageMutants(t *testing.T) {
 	allowed.Images.AllowedRegistries = []string{"ghcr.io"}
 	ruletest.Mutants(t, imagerules.Registry, ruletest.Case{Input: deployment(img), Config: allowed})
 }
+
+func TestImagePodSpecPath(t *testing.T) {
+	batch := "apiVersion: example.com/v1\nkind: Batch\nmetadata: {name: b}\nspec:\n  groups:\n  - pods: {containers: [{name: a, image: \"a:1\"}]}\n"
+	cfg := func(path string) *config.Spec {
+		s := config.Default()
+		s.Images.PodSpecPaths = []config.PodSpecPath{{Kind: "Batch", Path: path}}
+		return s
+	}
+	got := runRuleOn(t, "image-podspec-path", batch, cfg("spec.groups.pods"), nil)
+	if len(got) != 1 || !strings.Contains(got[0].Message, "spec.groups.pods") {
+		t.Errorf("a path written without [] = %+v, want one warning naming it", got)
+	}
+	if got := runRuleOn(t, "image-podspec-path", batch, cfg("spec.groups[].pods"), nil); len(got) != 0 {
+		t.Errorf("a matching list path = %+v", got)
+	}
+	if got := runRuleOn(t, "image-podspec-path", deployment("a:1"), cfg("spec.x"), nil); len(got) != 0 {
+		t.Errorf("no Batch in the render = %+v", got)
+	}
+	// The walk finds the nested containers without configuration: the tag
+	// fires image-digest.
+	if got := runRuleOn(t, "image-digest", batch, nil, nil); len(got) != 1 || got[0].Field.Path != "spec.groups[0].pods.containers[0].image" {
+		t.Errorf("image-digest on a nested pod spec = %+v", got)
+	}
+}

@@ -45,7 +45,7 @@ func onFirstImage(rs []*yaml.RNode, cfg *config.Spec, to func(images.Ref) string
 		if manifest.IsLocalConfig(obj) {
 			continue
 		}
-		for _, c := range images.Find(obj, PodSpecPaths(cfg)) {
+		for _, c := range images.Find(obj, images.ConfiguredPaths(cfg)) {
 			ref, ok := images.Parse(c.Image)
 			if !ok || !ref.ValidDigest() {
 				continue

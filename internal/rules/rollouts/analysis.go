@@ -37,8 +37,9 @@ type analysisGroup struct {
 	Path     string // e.g. spec.strategy.canary.steps[1].analysis
 	Refs     []templateRef
 	Supplied map[string]bool
-	// Experiment is set for experiment analyses (run by the Experiment).
-	Experiment bool
+	// Experiment is set for experiment analyses (run by the Experiment);
+	// Standalone for those of an Experiment object of the render.
+	Experiment, Standalone bool
 }
 
 type templateRef struct {

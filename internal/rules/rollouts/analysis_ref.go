@@ -12,7 +12,7 @@ import (
 // AnalysisRef fires on analysis templates and args the controller cannot resolve.
 var AnalysisRef = rules.Rule{
 	ID: "rollout-analysis-ref", Default: finding.SeverityError, Family: "rollouts",
-	Doc:      "an AnalysisTemplate (same namespace) or ClusterAnalysisTemplate (clusterScope: true) referenced from canary steps, background analysis, pre/postPromotionAnalysis, experiment analyses or a template's nested templates is not in the render, or a template arg without value/valueFrom is not passed",
+	Doc:      "an AnalysisTemplate (same namespace) or ClusterAnalysisTemplate (clusterScope: true) referenced from canary steps, background analysis, pre/postPromotionAnalysis, experiment analyses, a standalone Experiment's analyses or a template's nested templates is not in the render, or a template arg without value/valueFrom is not passed",
 	Outage:   "a typo in a template name or a missing arg surfaces only at deploy time: the Rollout goes InvalidSpec, or the experiment fails, mid-rollout",
 	Mutation: "misspell an AnalysisTemplate name",
 	Check:    checkAnalysisRef,
@@ -41,7 +41,42 @@ func checkAnalysisRef(c *rules.Context) []finding.Finding {
 			out = append(out, groupFindings(c, ro, g)...)
 		}
 	}
+	// A standalone Experiment resolves its analyses as an experiment step's
+	// do (experiments/experiment.go): issue 10 saw a missing one pass.
+	for _, ex := range c.Index().Kind("Experiment") {
+		if !isKind(ex, groupRollouts, "Experiment") || manifest.IsLocalConfig(ex) {
+			continue
+		}
+		groups, path, err := experimentGroups(ex)
+		if err != nil {
+			out = append(out, unreadable(ruleAnalysisRef, ex, path, err))
+			continue
+		}
+		for _, g := range groups {
+			out = append(out, groupFindings(c, ex, g)...)
+		}
+	}
 	return out
+}
+
+// experimentGroups returns the analyses of a standalone Experiment.
+func experimentGroups(ex *yaml.RNode) ([]analysisGroup, string, error) {
+	var analyses []experimentAnalysis
+	if _, err := decodeAt(ex, "spec.analyses", &analyses); err != nil {
+		return nil, "spec.analyses", err
+	}
+	var out []analysisGroup
+	for i, a := range analyses {
+		p := fmt.Sprintf("spec.analyses[%d]", i)
+		out = append(out, analysisGroup{
+			Path:       p,
+			Refs:       []templateRef{{Path: p + ".templateName", Name: a.TemplateName, Cluster: a.ClusterScope == "true"}},
+			Supplied:   supplied(a.Args),
+			Experiment: true,
+			Standalone: true,
+		})
+	}
+	return out, "", nil
 }
 
 // groupFindings checks one analysis: every template present, then the args.
@@ -116,6 +151,9 @@ func scopeNote(ref templateRef, ns string) string {
 }
 
 func missingEffect(g analysisGroup) string {
+	if g.Standalone {
+		return "the Experiment fails when it starts its analysis"
+	}
 	if g.Experiment {
 		return "the experiment step fails when it runs, and the update aborts"
 	}

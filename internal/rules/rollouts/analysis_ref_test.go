@@ -45,6 +45,11 @@ func TestRolloutAnalysisRef(t *testing.T) {
 			Want: []string{canaryPath + ".analysis.args: args.service-name was not resolved"}},
 		{Name: "experiment arg missing", Input: rollout(canary("", "setWeight: 20", "experiment: {templates: [{name: c, specRef: canary}], analyses: [{name: a, templateName: success-rate}]}")) + template(at, "success-rate", needsArg),
 			Want: []string{steps + "[1].experiment.analyses[0].args: the experiment step fails"}},
+		{Name: "standalone Experiment names a missing template", Input: experimentObj("[{name: a, templateName: load-test}]") + template(at, "success-rate", noArgs),
+			Want: []string{`spec.analyses[0].templateName: AnalysisTemplate "load-test" is not in the render in namespace shop: the Experiment fails when it starts its analysis`}},
+		{Name: "standalone Experiment with its template", Input: experimentObj("[{name: a, templateName: success-rate, args: [{name: service-name, value: web}]}]") + template(at, "success-rate", needsArg)},
+		{Name: "standalone Experiment misses an arg", Input: experimentObj("[{name: a, templateName: success-rate}]") + template(at, "success-rate", needsArg),
+			Want: []string{"spec.analyses[0].args: args.service-name was not resolved"}},
 		{Name: "unreadable analysis", Input: rollout(canary("analysis: {templates: {templateName: x}}", pauseSteps)),
 			Want: []string{canaryPath + ": cannot check"}},
 
@@ -63,4 +68,24 @@ func TestRolloutAnalysisRef(t *testing.T) {
 			"apiVersion: argoproj.io/v1alpha1\nkind: AnalysisTemplate\nmetadata: {name: all, namespace: shop}\nspec: {templates: [{templateName: success-rate}, {templateName: all}]}\n"},
 		{Name: "no analysis at all", Input: rollout(canary("", pauseSteps))},
 	})
+}
+
+// experimentObj is a standalone Experiment in namespace shop with the given
+// analyses, in flow YAML.
+func experimentObj(analyses string) string {
+	return `apiVersion: argoproj.io/v1alpha1
+kind: Experiment
+metadata: {name: web-load, namespace: shop}
+spec:
+  duration: 10m
+  templates:
+  - name: canary
+    selector: {matchLabels: {app: web, variant: load}}
+    template:
+      metadata: {labels: {app: web, variant: load}}
+      spec:
+        containers: [{name: web, image: "` + webImage + `"}]
+  analyses: ` + analyses + `
+---
+`
 }
