@@ -25,6 +25,7 @@ include .ci/cluster.mk
 -include .ci/rollouts.mk
 -include .ci/bench.mk
 -include .ci/dist.mk
+-include .ci/schemas.mk
 
 .PHONY: all build test unit e2e demo lint tools bench clean
 all: build
