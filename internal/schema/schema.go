@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,15 +127,13 @@ func (v *Validator) loadBuiltinCRDs() error {
 		if err != nil {
 			return err
 		}
-		var list []map[string]any
-		if err := jsonUnmarshal(raw, &list); err != nil {
-			return fmt.Errorf("decoding embedded %s: %w", file, err)
-		}
-		project := strings.TrimSuffix(strings.TrimPrefix(file, "crds-"), ".json.zst")
-		for _, crd := range list {
-			if err := v.addCRD(crd, "built-in ("+project+")"); err != nil {
-				return err
+		project := strings.TrimSuffix(strings.TrimPrefix(file, "crds-"), ".tsv.zst")
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			key, crd, ok := bytes.Cut(line, []byte("\t"))
+			if !ok {
+				continue
 			}
+			v.crdRaw[string(key)] = rawCRD{json: crd, source: "built-in (" + project + ")"}
 		}
 	}
 	return nil
@@ -143,6 +143,7 @@ func (v *Validator) loadBuiltinCRDs() error {
 // seconds (Argo CD's ApplicationSet alone is 1.5 MB of schema).
 type rawCRD struct {
 	obj    map[string]any
+	json   []byte
 	source string
 }
 
@@ -169,7 +170,13 @@ func (v *Validator) crd(gk string) (*crdKind, error) {
 	if !ok {
 		return nil, nil
 	}
-	_, _, k, err := parseCRD(raw.obj, raw.source)
+	obj := raw.obj
+	if obj == nil {
+		if err := json.Unmarshal(raw.json, &obj); err != nil {
+			return nil, fmt.Errorf("decoding CRD %s from %s: %w", gk, raw.source, err)
+		}
+	}
+	_, _, k, err := parseCRD(obj, raw.source)
 	if err != nil {
 		return nil, err
 	}

@@ -119,16 +119,25 @@ func genCRDs(out, spec string) (string, error) {
 	if len(crds) == 0 {
 		return "", fmt.Errorf("reading CRDs under %s: %w", prefix, errNoFiles)
 	}
-	body, err := marshal(crds)
-	if err != nil {
-		return "", err
+	// One line per CRD, "group/Kind<TAB>JSON", so a reader indexes the set
+	// without decoding megabytes of schema it may never use.
+	var body []byte
+	for _, crd := range crds {
+		spec, _ := crd["spec"].(map[string]any)
+		names, _ := spec["names"].(map[string]any)
+		line, err := marshal(crd)
+		if err != nil {
+			return "", err
+		}
+		body = append(body, str(spec["group"])+"/"+str(names["kind"])+"\t"...)
+		body = append(body, line...)
 	}
 	mod, version, _ := strings.Cut(modVersion, "@")
 	name := path.Base(mod)
 	if strings.HasPrefix(name, "v") && strings.Count(mod, "/") > 2 {
 		name = path.Base(path.Dir(mod))
 	}
-	file := "crds-" + name + ".json.zst"
+	file := "crds-" + name + ".tsv.zst"
 	if err := writeZstd(filepath.Join(out, file), body); err != nil {
 		return "", err
 	}
