@@ -199,7 +199,9 @@ func installCRDs(t *testing.T, c *cluster.Cluster, extra string) {
 		}
 	}
 	docs = append(docs, extra)
-	c.Apply(t, strings.Join(docs, "\n---\n"))
+	for _, d := range docs { // one at a time: each Apply call has its own deadline
+		c.Apply(t, d)
+	}
 }
 
 // createNamespaces creates every namespace the set uses, each with the

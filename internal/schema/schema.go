@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
@@ -242,12 +244,26 @@ func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result,
 			}
 		}
 	}
-	var out []Result
+	// Objects are independent: validate them on every core, results kept in
+	// input order.
+	per := make([][]Result, len(items))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, it := range items {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("validating: %w", err)
-		}
-		out = append(out, v.validateOne(ctx, i, it.obj, it.dups, render)...)
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return fmt.Errorf("validating: %w", err)
+			}
+			per[i] = v.validateOne(gctx, i, it.obj, it.dups, render)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, rs := range per {
+		out = append(out, rs...)
 	}
 	return out, nil
 }
