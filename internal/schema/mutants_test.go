@@ -114,7 +114,7 @@ func handWritten(t *testing.T) []sample {
 		{"valid selfSigned Issuer", "selfSigned: {}"},
 	}
 	for _, is := range issuers {
-		n := yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {name: i, namespace: default}\nspec: " + strings.TrimSpace(is.spec))
+		n := yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {name: i, namespace: default}\nspec: {" + strings.TrimSpace(is.spec) + "}")
 		out = append(out, sample{origin: "hand-written " + is.what, node: n})
 	}
 	return out

@@ -292,3 +292,36 @@ type compiled struct {
 	custom          bool
 	preserveUnknown bool
 }
+
+// DeprecatedKinds lists the built-in "apiVersion Kind" pairs the given
+// Kubernetes version (empty: newest embedded) still serves but has
+// deprecated, from the embedded lifecycle data.
+func DeprecatedKinds(version string) ([]string, error) {
+	version, err := resolveVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := loadKube(version)
+	if err != nil {
+		return nil, err
+	}
+	lc, err := loadLifecycle()
+	if err != nil {
+		return nil, err
+	}
+	target := minorOf(version)
+	var out []string
+	for gv, kinds := range lc {
+		for kind, l := range kinds {
+			if _, served := kube.Kinds[gv][kind]; !served || l.Deprecated == "" || minorOf(l.Deprecated) > target {
+				continue
+			}
+			if l.Removed != "" && minorOf(l.Removed) <= target {
+				continue
+			}
+			out = append(out, gv+" "+kind)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
