@@ -51,7 +51,7 @@ func TestAgreementWithAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	installCRDs(t, c, string(widget))
+	installCRDs(t, kubectl, c.Kubeconfig, string(widget))
 
 	var set []sample
 	for i, f := range files {
@@ -173,35 +173,38 @@ func judgeAll(t *testing.T, kubectl, kubeconfig string, set []sample) []verdict 
 }
 
 // installCRDs creates the embedded CRDs and extra in the cluster, so custom
-// resources meet the same schemas on both sides.
-func installCRDs(t *testing.T, c *cluster.Cluster, extra string) {
+// resources meet the same schemas on both sides. kubectl applies them and
+// waits for Established with a deadline long enough for Argo CD's 1.5 MB
+// ApplicationSet schema on a loaded machine.
+func installCRDs(t *testing.T, kubectl, kubeconfig, extra string) {
 	t.Helper()
-	var docs []string
+	dir := t.TempDir()
+	docs := []string{extra}
 	for _, file := range builtinCRDFiles() {
 		raw, err := readZstd(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(raw), "\n") {
-			_, crdJSON, ok := strings.Cut(line, "\t")
-			if !ok {
-				continue
+			if _, crdJSON, ok := strings.Cut(line, "\t"); ok {
+				docs = append(docs, crdJSON)
 			}
-			var crd map[string]any
-			if err := jsonUnmarshal([]byte(crdJSON), &crd); err != nil {
-				t.Fatal(err)
-			}
-			b, err := yaml.Marshal(crd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs = append(docs, string(b))
 		}
 	}
-	docs = append(docs, extra)
-	for _, d := range docs { // one at a time: each Apply call has its own deadline
-		c.Apply(t, d)
+	for i, d := range docs {
+		file := filepath.Join(dir, fmt.Sprintf("crd-%d.yaml", i))
+		if err := os.WriteFile(file, []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	run := func(args ...string) {
+		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("apply", "--server-side", "-f", dir)
+	run("wait", "--for=condition=Established", "--timeout=600s", "crd", "--all")
 }
 
 // createNamespaces creates every namespace the set uses, each with the
