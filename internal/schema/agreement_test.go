@@ -59,6 +59,9 @@ func TestAgreementWithAPIServer(t *testing.T) {
 			if n.GetName() == "" {
 				continue // generateName: kubectl apply refuses those before any validation
 			}
+			if n.GetKind() == "CustomResourceDefinition" {
+				continue // the same CRDs are installed from the embedded set: applying the corpus copy is an update, not a create
+			}
 			set = append(set, sample{origin: f, node: n})
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -291,6 +292,7 @@ type compiled struct {
 	namespaced      bool
 	custom          bool
 	preserveUnknown bool
+	nameFn          apimachineryvalidation.ValidateNameFunc
 }
 
 // DeprecatedKinds lists the built-in "apiVersion Kind" pairs the given

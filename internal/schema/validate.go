@@ -74,6 +74,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 			delete(md, "namespace") // the registry clears it for cluster-scoped kinds
 		}
 	}
+	dropNulls(obj)
 	meta, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
@@ -95,9 +96,9 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
 			errs = append(errs, field.Invalid(field.NewPath("metadata"), nil, err.Error()))
 		}
-		nameFn := apimachineryvalidation.NameIsDNSSubdomain
-		if !c.custom {
-			nameFn = path.ValidatePathSegmentName // built-in kinds differ; this is the loosest rule
+		nameFn := c.nameFn
+		if nameFn == nil {
+			nameFn = apimachineryvalidation.NameIsDNSSubdomain
 		}
 		errs = append(errs, apimachineryvalidation.ValidateObjectMeta(meta, c.namespaced, nameFn, field.NewPath("metadata"))...)
 	}
@@ -230,7 +231,7 @@ func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, e
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced}
+	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind)}
 	v.compiled[key] = c
 	return c, nil
 }
@@ -256,4 +257,40 @@ func hasValidations(s *structuralschema.Structural) bool {
 		return true
 	}
 	return false
+}
+
+// dropNulls removes null-valued fields from maps: the API server accepts
+// `creationTimestamp: null` and the like under strict validation (the
+// agreement test shows it), and a null required field still fails as
+// missing.
+func dropNulls(x any) {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			if v == nil {
+				delete(x, k)
+				continue
+			}
+			dropNulls(v)
+		}
+	case []any:
+		for _, v := range x {
+			dropNulls(v)
+		}
+	}
+}
+
+// builtinNameFn is the name rule of a built-in kind: most use DNS
+// subdomains, Services DNS-1035 labels, Namespaces DNS labels, and RBAC
+// objects path segments ("system:controller:…").
+func builtinNameFn(gv, kind string) apimachineryvalidation.ValidateNameFunc {
+	switch {
+	case strings.HasPrefix(gv, "rbac.authorization.k8s.io/"):
+		return path.ValidatePathSegmentName
+	case gv == "v1" && kind == "Service":
+		return apimachineryvalidation.NameIsDNS1035Label
+	case gv == "v1" && kind == "Namespace":
+		return apimachineryvalidation.ValidateNamespaceName
+	}
+	return apimachineryvalidation.NameIsDNSSubdomain
 }
