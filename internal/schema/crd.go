@@ -24,6 +24,7 @@ type crdVersion struct {
 	deprecated         bool
 	deprecationWarning string
 	preserveUnknown    bool
+	statusSubresource  bool
 	structural         *structuralschema.Structural
 	props              *apiextensions.JSONSchemaProps
 }
@@ -48,6 +49,7 @@ func parseCRD(obj map[string]any, source string) (group, kind string, k *crdKind
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
 		cv := &crdVersion{served: v.Served, deprecated: v.Deprecated, preserveUnknown: crd.Spec.PreserveUnknownFields}
+		cv.statusSubresource = v.Subresources != nil && v.Subresources.Status != nil
 		if v.DeprecationWarning != nil {
 			cv.deprecationWarning = *v.DeprecationWarning
 		}

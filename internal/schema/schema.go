@@ -293,6 +293,9 @@ type compiled struct {
 	custom          bool
 	preserveUnknown bool
 	nameFn          apimachineryvalidation.ValidateNameFunc
+	// dropStatus: a create through a status subresource ignores .status
+	// (after strict decoding has looked at its field names).
+	dropStatus bool
 }
 
 // DeprecatedKinds lists the built-in "apiVersion Kind" pairs the given

@@ -102,6 +102,9 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		}
 		errs = append(errs, apimachineryvalidation.ValidateObjectMeta(meta, c.namespaced, nameFn, field.NewPath("metadata"))...)
 	}
+	if c.dropStatus {
+		delete(obj, "status")
+	}
 	structuraldefaulting.Default(obj, s)
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
@@ -212,7 +215,7 @@ func (v *Validator) custom(base Result, k *crdKind, version string, note func(ru
 	if err != nil {
 		return nil, append(notes, note(RuleSchema, err.Error())...)
 	}
-	c := &compiled{structural: s, openapi: ov, namespaced: k.namespaced, custom: true, preserveUnknown: cv.preserveUnknown}
+	c := &compiled{structural: s, openapi: ov, namespaced: k.namespaced, custom: true, preserveUnknown: cv.preserveUnknown, dropStatus: cv.statusSubresource}
 	if hasValidations(s) {
 		c.cel = cel.NewValidator(s, true, celconfig.PerCallLimit)
 	}
