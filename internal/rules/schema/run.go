@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
@@ -89,4 +91,13 @@ func Enabled(cfg *config.Spec) bool {
 		}
 	}
 	return false
+}
+
+// whenEnabled is rules.OnResources for a mutant that only applies while
+// schema validation runs (selftest shows it n/a otherwise).
+func whenEnabled(edit func([]*yaml.RNode, *config.Spec) ([]*yaml.RNode, bool)) func(*rules.Subject) bool {
+	on := rules.OnResources(edit)
+	return func(s *rules.Subject) bool {
+		return s.Config != nil && Enabled(s.Config) && on(s)
+	}
 }
