@@ -26,6 +26,7 @@ include .ci/cluster.mk
 -include .ci/bench.mk
 -include .ci/dist.mk
 include .ci/fuzz.mk
+-include .ci/schemas.mk
 
 .PHONY: all build test unit e2e demo lint tools bench clean
 all: build

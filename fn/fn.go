@@ -66,6 +66,12 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	if err != nil {
 		return p.fail(rl, fmt.Errorf("functionConfig: %w", err))
 	}
+	if len(obj.Spec.Schema.CRDs) > 0 {
+		// The function sees only the ResourceList, not the user's files: a
+		// path here could never be read, and a thinner schema set must not
+		// pass silently. CRDs in the render itself are used.
+		return p.fail(rl, fmt.Errorf("functionConfig spec.schema.crds: files are read by the kubectl plugin only; put the CRDs in the render instead"))
+	}
 	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin}
 	deps := gate.Deps{Version: p.version}
 	if opts.Pin || obj.Spec.Images.Digest == config.DigestVerify {

@@ -133,7 +133,11 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	// A Pin in the top-level kustomization is applied in process, as
 	// kustomize would apply it (README "Use: the KRM function inside kustomize").
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)
-	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, Apps: u.apps}
+	crds, err := crdsFor(spec)
+	if err != nil {
+		return nil, err
+	}
+	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, Apps: u.apps, CRDs: crds}
 	deps := gate.Deps{Version: r.version}
 	if pin || spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {

@@ -43,6 +43,10 @@ type options struct {
 	pullSecretsFrom    string // kubeconfig context: registry credentials from its pull secrets (pullsecrets.go)
 	kubeconfig         string
 
+	// schema
+	kubernetesVersion string
+	crds              []string
+
 	// pin
 	dropTag            bool
 	writeKustomization string
@@ -62,6 +66,8 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringArrayVar(&o.ruleOverrides, "rule", nil, "override a rule's severity: ID=error|warning|off (repeatable)")
 	fs.StringArrayVar(&o.excludeApps, "exclude-app", nil, "take an Argo CD Application or ApplicationSet (NAME or NAMESPACE/NAME) whose source the gate cannot render out of scope; reported as excluded (repeatable)")
 	fs.StringVar(&o.digest, "digest", "", "image digest mode: require|verify|off (default from config: require)")
+	fs.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "validate schemas for this Kubernetes minor, e.g. 1.35 (default: the newest embedded)")
+	fs.StringArrayVar(&o.crds, "crd", nil, "CustomResourceDefinitions for schema validation from a FILE or DIR (repeatable)")
 	fs.BoolVar(&o.requirePinnedBy, "require-pinned-by", false, "fail workloads the Pin transformer did not stamp (proves the KRM step ran)")
 	fs.BoolVar(&o.enableAlphaPlugins, "enable-alpha-plugins", false, "run KRM functions during the render, as kustomize does")
 	fs.BoolVar(&o.enableExec, "enable-exec", false, "with --enable-alpha-plugins, run exec KRM functions")
@@ -149,6 +155,10 @@ func (o *options) apply(s *config.Spec) error {
 	if o.platform != "" {
 		s.Images.Platform = o.platform
 	}
+	if o.kubernetesVersion != "" {
+		s.Schema.KubernetesVersion = o.kubernetesVersion
+	}
+	s.Schema.CRDs = append(s.Schema.CRDs, o.crds...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
 	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
 	for _, r := range o.ruleOverrides {

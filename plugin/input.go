@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/schema"
 )
 
 // unit is one render the gate checks: a kustomization, or all -f inputs.
@@ -113,5 +114,19 @@ func cloneSpec(s config.Spec) config.Spec {
 	}
 	s.Rules = rulesCopy
 	s.Images.InsecureRegistries = append([]string(nil), s.Images.InsecureRegistries...)
+	s.Schema.CRDs = append([]string(nil), s.Schema.CRDs...)
 	return s
+}
+
+// crdsFor reads the CRDs that --crd and schema.crds name; a path that cannot
+// be read is a usage error (exit 2), never a silently thinner schema set.
+func crdsFor(spec *config.Spec) ([]*yaml.RNode, error) {
+	if len(spec.Schema.CRDs) == 0 {
+		return nil, nil
+	}
+	crds, err := schema.LoadCRDFiles(spec.Schema.CRDs)
+	if err != nil {
+		return nil, &config.UsageError{Where: "--crd / schema.crds", Err: err}
+	}
+	return crds, nil
 }

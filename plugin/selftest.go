@@ -68,7 +68,11 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 	if err != nil {
 		return nil, fail(errOut, err)
 	}
-	opts := gate.Options{Config: spec, Placement: u.placement, Apps: u.apps}
+	crds, err := crdsFor(spec)
+	if err != nil {
+		return nil, fail(errOut, err)
+	}
+	opts := gate.Options{Config: spec, Placement: u.placement, Apps: u.apps, CRDs: crds}
 	deps := gate.Deps{Version: r.version}
 	if spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {

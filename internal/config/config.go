@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/schema"
 )
 
 // APIVersion is the apiVersion of Gate and Pin objects.
@@ -51,6 +53,9 @@ type Spec struct {
 	// non-empty list is rejected, never silently skipped.
 	Policies []string `json:"policies,omitempty"`
 	ArgoCD   ArgoCD   `json:"argocd"`
+	// Schema configures schema validation (rules schema, schema-unknown,
+	// api-removed, api-deprecated).
+	Schema Schema `json:"schema"`
 	// FailOn is the lowest severity that fails the gate: error (default)
 	// or warning. The plugin's --fail-on warning sets it too; the KRM
 	// function fails kustomize on warnings when it is warning.
@@ -97,6 +102,20 @@ type Images struct {
 type PodSpecPath struct {
 	Kind string `json:"kind"`
 	Path string `json:"path"`
+}
+
+// Schema configures schema validation.
+type Schema struct {
+	// KubernetesVersion is the target cluster's minor ("1.36"); empty means
+	// the newest embedded. The plugin's --kubernetes-version sets it.
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// CRDs are files or directories of CustomResourceDefinitions (the
+	// plugin's --crd), read by the plugin; relative paths are from the
+	// working directory.
+	CRDs []string `json:"crds,omitempty"`
+	// IgnoreMissing lists "group/Kind" (core kinds as "Kind") allowed to
+	// have no schema; their objects are not validated.
+	IgnoreMissing []string `json:"ignoreMissing,omitempty"`
 }
 
 // Render configures the render rules.
@@ -209,6 +228,16 @@ func (s *Spec) Validate() error {
 	}
 	if s.Render.ExpectResources != nil && *s.Render.ExpectResources < 0 {
 		errs = append(errs, fmt.Errorf("spec.render.expectResources: %d is negative", *s.Render.ExpectResources))
+	}
+	if v := s.Schema.KubernetesVersion; v != "" && !slices.ContainsFunc(schema.Versions(), func(e string) bool {
+		return e == strings.TrimPrefix(v, "v") || strings.HasPrefix(strings.TrimPrefix(v, "v"), e+".")
+	}) {
+		errs = append(errs, fmt.Errorf("spec.schema.kubernetesVersion: %q is not embedded (have %s)", v, strings.Join(schema.Versions(), ", ")))
+	}
+	for i, gk := range s.Schema.IgnoreMissing {
+		if gk == "" || strings.Count(gk, "/") > 1 {
+			errs = append(errs, fmt.Errorf("spec.schema.ignoreMissing[%d]: %q is not group/Kind", i, gk))
+		}
 	}
 	if p := s.Images.Platform; p != "" && strings.Count(p, "/") < 1 {
 		errs = append(errs, fmt.Errorf("spec.images.platform: %q is not os/arch[/variant]", p))

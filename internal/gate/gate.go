@@ -37,6 +37,8 @@ type Options struct {
 	Placement []finding.Finding
 	// Apps holds the renders of Argo CD Applications' local sources.
 	Apps []argo.AppSource
+	// CRDs are CustomResourceDefinitions from outside the render (--crd).
+	CRDs []*yaml.RNode
 }
 
 // ErrNoResolver is returned when pinning or verify is asked without a Resolver.
@@ -55,6 +57,7 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		Placement: opts.Placement,
 		Pinning:   opts.Pin,
 		Apps:      opts.Apps,
+		CRDs:      opts.CRDs,
 	}
 	if opts.Pin || cfg.Images.Digest == config.DigestVerify {
 		if deps.Resolver == nil {

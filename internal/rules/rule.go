@@ -36,7 +36,7 @@ type Rule struct {
 }
 
 // Families, in the order rules are listed.
-var Families = []string{"render", "images", "rollouts", "argocd", "live"}
+var Families = []string{"render", "schema", "images", "rollouts", "argocd", "live"}
 
 // Mutant changes a copy of a passing input so that its rule must fire.
 // Apply edits s in place and returns false when the input holds nothing to
@@ -76,6 +76,9 @@ type Context struct {
 	// Apps holds, for each Argo CD Application of the input whose source
 	// was rendered (--apps-root), that render.
 	Apps []argo.AppSource
+	// CRDs are CustomResourceDefinitions from outside the render (--crd,
+	// schema.crds), read by the shell; the schema rules use them.
+	CRDs []*yaml.RNode
 
 	index *manifest.Index
 	cache map[string]any

@@ -18,6 +18,7 @@ apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: shop, namespace: argocd}
 spec:
+  project: default
   source: {repoURL: https://github.com/example/shop.git, path: overlays/prod}
   destination: {namespace: shop-prod}
   ignoreDifferences:

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/live"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/rollouts"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/schema"
 )
 
 // Rules returns every rule, in the order they are listed and run.
@@ -20,6 +21,11 @@ func Rules() []rules.Rule {
 		render.Placement,
 		render.Count,
 		render.Empty,
+
+		schema.Deprecated,
+		schema.Removed,
+		schema.Schema,
+		schema.Unknown,
 
 		images.Digest,
 		images.Stale,

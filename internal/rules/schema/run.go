@@ -1,0 +1,103 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	engine "github.com/kubectl-gate/kubectl-gate/internal/schema"
+)
+
+// outcome is the one validation pass the four rules share.
+type outcome struct {
+	results []engine.Result
+	err     error
+}
+
+func validate(c *rules.Context) outcome {
+	return rules.Memo(c, "schema", func() outcome {
+		v, err := engine.New(engine.Options{
+			KubernetesVersion: c.Config.Schema.KubernetesVersion,
+			CRDs:              c.CRDs,
+			IgnoreMissing:     c.Config.Schema.IgnoreMissing,
+		})
+		if err != nil {
+			return outcome{err: err}
+		}
+		rs, err := v.Validate(context.Background(), c.Resources)
+		return outcome{results: rs, err: err}
+	})
+}
+
+// findings turns the pass's results of one rule into findings; when the
+// pass could not run at all, the schema rule reports that as no verdict.
+func findings(c *rules.Context, rule string, sev finding.Severity) []finding.Finding {
+	if !Enabled(c.Config) {
+		return nil
+	}
+	o := validate(c)
+	if o.err != nil {
+		if rule != engine.RuleSchema {
+			return nil
+		}
+		return []finding.Finding{{Severity: sev, NoVerdict: true,
+			Message: fmt.Sprintf("schema validation could not run: %v", o.err)}}
+	}
+	var out []finding.Finding
+	for _, r := range o.results {
+		if r.Rule != rule {
+			continue
+		}
+		f := finding.Finding{
+			Severity: sev,
+			Message:  message(r),
+			ResourceRef: &finding.ResourceRef{
+				APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace,
+			},
+		}
+		if r.Field != "" {
+			f.Field = &finding.Field{Path: r.Field}
+			if r.Value != "" {
+				f.Field.CurrentValue = r.Value
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func message(r engine.Result) string {
+	if r.Field == "" {
+		return r.Reason
+	}
+	return r.Field + ": " + r.Reason
+}
+
+// Enabled reports whether schema validation runs: when a target version or
+// CRDs are configured (--kubernetes-version, --crd, schema.*), or a schema
+// rule is named in spec.rules / --rule. Off otherwise for now, so renders
+// that passed before keep passing until they opt in.
+func Enabled(cfg *config.Spec) bool {
+	if cfg.Schema.KubernetesVersion != "" || len(cfg.Schema.CRDs) > 0 {
+		return true
+	}
+	for _, id := range []string{engine.RuleSchema, engine.RuleSchemaUnknown, engine.RuleAPIRemoved, engine.RuleAPIDeprecated} {
+		if cfg.Rules[id] != "" && cfg.Rules[id] != finding.Off {
+			return true
+		}
+	}
+	return false
+}
+
+// whenEnabled is rules.OnResources for a mutant that only applies while
+// schema validation runs (selftest shows it n/a otherwise).
+func whenEnabled(edit func([]*yaml.RNode, *config.Spec) ([]*yaml.RNode, bool)) func(*rules.Subject) bool {
+	on := rules.OnResources(edit)
+	return func(s *rules.Subject) bool {
+		return s.Config != nil && Enabled(s.Config) && on(s)
+	}
+}

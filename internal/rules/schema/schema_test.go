@@ -1,0 +1,90 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
+)
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+`
+
+// on is the default config with schema validation turned on (a target
+// version named).
+func on() *config.Spec {
+	c := config.Default()
+	c.Schema.KubernetesVersion = "1.37"
+	return c
+}
+
+func TestSchema(t *testing.T) {
+	ruletest.Run(t, Schema, onAll([]ruletest.Case{
+		{Name: "valid deployment", Input: deployment},
+		{Name: "typo in a field name", Input: deployment + "  replica: 3\n",
+			Want: []string{`spec.replica: strict decoding error: unknown field "spec.replica"`}},
+		{Name: "wrong type", Input: "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: eighty}]}\n",
+			Want: []string{"spec.ports[0].port: Invalid value"}},
+		{Name: "Certificate without issuerRef", Input: "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: c, namespace: a}\nspec: {secretName: c}\n",
+			Want: []string{"spec.issuerRef: Required value"}},
+		{Name: "CRD CEL rule", Input: celBroken,
+			Want: []string{"spec.venafi: Invalid value: exactly one of tpp, cloud, or ngts must be configured"}},
+	}))
+}
+
+func onAll(cs []ruletest.Case) []ruletest.Case {
+	for i := range cs {
+		if cs[i].Config == nil {
+			cs[i].Config = on()
+		}
+	}
+	return cs
+}
+
+func TestOffUnlessConfigured(t *testing.T) {
+	ruletest.Run(t, Schema, []ruletest.Case{
+		{Name: "no version, no CRDs, no rule named", Input: deployment + "  replica: 3\n"},
+	})
+}
+
+func TestUnknown(t *testing.T) {
+	potato := "apiVersion: example.com/v1\nkind: Potato\nmetadata: {name: p}\n"
+	ignore := on()
+	ignore.Schema.IgnoreMissing = []string{"example.com/Potato"}
+	ruletest.Run(t, Unknown, onAll([]ruletest.Case{
+		{Name: "no schema anywhere", Input: potato, Want: []string{`: no schema for kind "Potato"`}},
+		{Name: "allowed by schema.ignoreMissing", Input: potato, Config: ignore},
+		{Name: "built-in kind", Input: deployment},
+	}))
+}
+
+func TestRemoved(t *testing.T) {
+	ruletest.Run(t, Removed, onAll([]ruletest.Case{
+		{Name: "extensions/v1beta1 Deployment", Input: "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n",
+			Want: []string{": extensions/v1beta1 Deployment is no longer served since Kubernetes 1.16; use apps/v1 Deployment"}},
+		{Name: "apps/v1", Input: deployment},
+	}))
+}
+
+func TestDeprecated(t *testing.T) {
+	old := on()
+	old.Schema.KubernetesVersion = "1.34"
+	mapV1beta1 := "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\nspec: {}\n"
+	ruletest.Run(t, Deprecated, onAll([]ruletest.Case{
+		{Name: "v1 Endpoints", Input: "apiVersion: v1\nkind: Endpoints\nmetadata: {name: e}\n",
+			Want: []string{": v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}},
+		{Name: "deprecated in 1.37", Input: mapV1beta1, Want: []string{": admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy is deprecated in v1.37+"}},
+		{Name: "not yet deprecated in 1.34", Input: mapV1beta1, Config: old},
+	}))
+}

@@ -1,0 +1,332 @@
+package schema
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Rule ids of the results.
+const (
+	RuleSchema        = "schema"
+	RuleSchemaUnknown = "schema-unknown"
+	RuleAPIRemoved    = "api-removed"
+	RuleAPIDeprecated = "api-deprecated"
+)
+
+// Options configures a Validator.
+type Options struct {
+	// KubernetesVersion is the target cluster's version ("1.36", "v1.36.3");
+	// empty means the newest embedded.
+	KubernetesVersion string
+	// CRDs are extra CustomResourceDefinitions (from --crd files); the
+	// render's own CRDs are picked up by Validate.
+	CRDs []*yaml.RNode
+	// IgnoreMissing lists "group/Kind" (core kinds as "Kind") whose missing
+	// schema is allowed; their objects are not validated.
+	IgnoreMissing []string
+}
+
+// Result is one problem with one object.
+type Result struct {
+	Rule       string // RuleSchema, RuleSchemaUnknown, RuleAPIRemoved, RuleAPIDeprecated
+	Index      int    // position of the object in the input
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	Field      string // "spec.template.spec.containers[0].name"; empty for the whole object
+	Value      string // the offending value, when there is one
+	Reason     string // the API server's words
+}
+
+func (r Result) String() string {
+	where := r.Field
+	if where == "" {
+		where = "(object)"
+	}
+	return fmt.Sprintf("%s %s %s/%s %s: %s", r.Rule, r.APIVersion, r.Kind, r.Name, where, r.Reason)
+}
+
+// Validator checks rendered objects against the schemas of one Kubernetes
+// version, the built-in CRDs and the CRDs given in Options.
+type Validator struct {
+	version   string
+	kube      *kubeData
+	builtins  *builtinSchemas
+	lifecycle map[string]map[string]lifecycle
+	crds      map[string]*crdKind // key "group/Kind", parsed on first use
+	crdRaw    map[string]rawCRD
+	ignore    map[string]bool
+
+	mu       sync.Mutex
+	compiled map[string]*compiled // key "apiVersion/Kind" plus source
+}
+
+// New loads the embedded data for the target version and the CRDs.
+func New(opts Options) (*Validator, error) {
+	version, err := resolveVersion(opts.KubernetesVersion)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := loadKube(version)
+	if err != nil {
+		return nil, err
+	}
+	lc, err := loadLifecycle()
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{
+		version:   version,
+		kube:      kube,
+		builtins:  &builtinSchemas{raw: kube.Schemas, cache: map[string]*structuralschema.Structural{}},
+		lifecycle: lc,
+		crds:      map[string]*crdKind{},
+		crdRaw:    map[string]rawCRD{},
+		ignore:    map[string]bool{},
+		compiled:  map[string]*compiled{},
+	}
+	for _, gk := range opts.IgnoreMissing {
+		v.ignore[strings.TrimPrefix(gk, "/")] = true
+	}
+	if err := v.loadBuiltinCRDs(); err != nil {
+		return nil, err
+	}
+	for _, n := range opts.CRDs {
+		obj, _ := toUnstructured(n.YNode())
+		m, ok := obj.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("reading CRD: not a mapping")
+		}
+		if err := v.addCRD(m, "--crd "+n.GetName()); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Version is the target Kubernetes minor ("1.37").
+func (v *Validator) Version() string { return v.version }
+
+func (v *Validator) loadBuiltinCRDs() error {
+	for _, file := range builtinCRDFiles() {
+		raw, err := readZstd(file)
+		if err != nil {
+			return err
+		}
+		project := strings.TrimSuffix(strings.TrimPrefix(file, "crds-"), ".tsv.zst")
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			key, crd, ok := bytes.Cut(line, []byte("\t"))
+			if !ok {
+				continue
+			}
+			v.crdRaw[string(key)] = rawCRD{json: crd, source: "built-in (" + project + ")"}
+		}
+	}
+	return nil
+}
+
+// rawCRD is a CRD not parsed yet: parsing all built-in CRDs up front costs
+// seconds (Argo CD's ApplicationSet alone is 1.5 MB of schema).
+type rawCRD struct {
+	obj    map[string]any
+	json   []byte
+	source string
+}
+
+func (v *Validator) addCRD(obj map[string]any, source string) error {
+	spec, _ := obj["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	group, kind := str(spec["group"]), str(names["kind"])
+	if group == "" || kind == "" {
+		return fmt.Errorf("reading CRD from %s: spec.group and spec.names.kind are required", source)
+	}
+	delete(v.crds, group+"/"+kind)
+	v.crdRaw[group+"/"+kind] = rawCRD{obj: obj, source: source}
+	return nil
+}
+
+// crd returns the parsed CRD for "group/Kind", or nil.
+func (v *Validator) crd(gk string) (*crdKind, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if k, ok := v.crds[gk]; ok {
+		return k, nil
+	}
+	raw, ok := v.crdRaw[gk]
+	if !ok {
+		return nil, nil
+	}
+	obj := raw.obj
+	if obj == nil {
+		if err := json.Unmarshal(raw.json, &obj); err != nil {
+			return nil, fmt.Errorf("decoding CRD %s from %s: %w", gk, raw.source, err)
+		}
+	}
+	_, _, k, err := parseCRD(obj, raw.source)
+	if err != nil {
+		return nil, err
+	}
+	v.crds[gk] = k
+	return k, nil
+}
+
+// LoadCRDFiles reads every CustomResourceDefinition in the given YAML files
+// and directories (recursively, *.yaml, *.yml and *.json).
+func LoadCRDFiles(paths []string) ([]*yaml.RNode, error) {
+	var out []*yaml.RNode
+	for _, p := range paths {
+		err := filepath.WalkDir(p, func(file string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			if file != p && !strings.HasSuffix(file, ".yaml") && !strings.HasSuffix(file, ".yml") && !strings.HasSuffix(file, ".json") {
+				return nil
+			}
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			nodes, err := (&kio.ByteReader{Reader: strings.NewReader(string(raw)), OmitReaderAnnotations: true}).Read()
+			if err != nil {
+				return fmt.Errorf("parsing %s: %w", file, err)
+			}
+			for _, n := range nodes {
+				if n.GetKind() == "CustomResourceDefinition" {
+					out = append(out, n)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading CRDs from %s: %w", p, err)
+		}
+	}
+	return out, nil
+}
+
+// Validate checks every object. CRDs in the input describe the kinds of the
+// input (they take precedence over the built-in and --crd ones). An error
+// means the objects could not be checked at all.
+func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result, error) {
+	type parsed struct {
+		obj  map[string]any
+		dups []string
+	}
+	items := make([]parsed, len(objs))
+	render := map[string]*crdKind{}
+	for i, n := range objs {
+		obj, dups := toUnstructured(n.YNode())
+		m, _ := obj.(map[string]any)
+		items[i] = parsed{obj: m, dups: dups}
+		if m != nil && m["kind"] == "CustomResourceDefinition" && strings.HasPrefix(str(m["apiVersion"]), "apiextensions.k8s.io/") {
+			group, kind, k, err := parseCRD(m, "render")
+			if err == nil {
+				render[group+"/"+kind] = k
+			}
+		}
+	}
+	// Objects are independent: validate them on every core, results kept in
+	// input order.
+	per := make([][]Result, len(items))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, it := range items {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return fmt.Errorf("validating: %w", err)
+			}
+			per[i] = v.validateOne(gctx, i, it.obj, it.dups, render)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, rs := range per {
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func sortedResults(rs []Result) []Result {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Index != rs[j].Index {
+			return rs[i].Index < rs[j].Index
+		}
+		return rs[i].Field < rs[j].Field
+	})
+	return rs
+}
+
+// compiled is what validating one kind needs, built once.
+type compiled struct {
+	structural      *structuralschema.Structural
+	openapi         validation.SchemaValidator
+	cel             *cel.Validator
+	namespaced      bool
+	custom          bool
+	preserveUnknown bool
+	nameFn          apimachineryvalidation.ValidateNameFunc
+	// dropStatus: a create through a status subresource ignores .status
+	// (after strict decoding has looked at its field names).
+	dropStatus bool
+}
+
+// DeprecatedKinds lists the built-in "apiVersion Kind" pairs the given
+// Kubernetes version (empty: newest embedded) still serves but has
+// deprecated, from the embedded lifecycle data.
+func DeprecatedKinds(version string) ([]string, error) {
+	version, err := resolveVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := loadKube(version)
+	if err != nil {
+		return nil, err
+	}
+	lc, err := loadLifecycle()
+	if err != nil {
+		return nil, err
+	}
+	target := minorOf(version)
+	var out []string
+	for gv, kinds := range lc {
+		for kind, l := range kinds {
+			if _, served := kube.Kinds[gv][kind]; !served || l.Deprecated == "" || minorOf(l.Deprecated) > target {
+				continue
+			}
+			if l.Removed != "" && minorOf(l.Removed) <= target {
+				continue
+			}
+			out = append(out, gv+" "+kind)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

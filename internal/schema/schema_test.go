@@ -1,0 +1,183 @@
+package schema
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func parse(t testing.TB, docs string) []*yaml.RNode {
+	t.Helper()
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(docs), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatalf("parsing: %v", err)
+	}
+	return nodes
+}
+
+func validate(t testing.TB, opts Options, docs string) []Result {
+	t.Helper()
+	v, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	rs, err := v.Validate(context.Background(), parse(t, docs))
+	if err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	return rs
+}
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        imagePullPolicy: IfNotPresent
+        ports: [{containerPort: 80}]
+        resources: {limits: {cpu: 1, memory: 1Gi}, requests: {cpu: 100m}}
+        env: [{name: A, value: "1"}]
+`
+
+const certCRDAndCert = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            x-kubernetes-validations:
+            - rule: "!has(self.min) || !has(self.max) || self.min <= self.max"
+              message: min must not exceed max
+            properties:
+              size: {type: string, enum: [small, large]}
+              min: {type: integer}
+              max: {type: integer}
+              email: {type: string, format: email}
+---
+`
+
+func TestRules(t *testing.T) {
+	cases := []struct {
+		name string
+		opts Options
+		docs string
+		want []string // "rule field" prefixes, in order; empty = passes
+	}{
+		{"valid deployment", Options{}, deployment, nil},
+		{"unknown field", Options{}, strings.Replace(deployment, "replicas: 3", "replica: 3", 1),
+			[]string{"schema spec.replica"}},
+		{"wrong type", Options{}, strings.Replace(deployment, "replicas: 3", "replicas: three", 1),
+			[]string{"schema spec.replicas"}},
+		{"missing required", Options{}, strings.Replace(deployment, "- name: web\n        image", "- image", 1),
+			[]string{"schema spec.template.spec.containers[0].name"}},
+		{"duplicate field", Options{}, strings.Replace(deployment, "replicas: 3", "replicas: 3\n  replicas: 4", 1),
+			[]string{"schema spec.replicas"}},
+		{"bad base64", Options{}, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {k: '%%%'}\n",
+			[]string{"schema data.k"}},
+		{"removed apiVersion", Options{}, strings.Replace(deployment, "apps/v1", "extensions/v1beta1", 1),
+			[]string{"api-removed "}},
+		{"removed CronJob v1beta1", Options{}, "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: h}\nspec: {}\n",
+			[]string{"api-removed "}},
+		{"unknown kind", Options{}, "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: v}\n",
+			[]string{"schema-unknown "}},
+		{"unknown kind ignored", Options{IgnoreMissing: []string{"networking.istio.io/VirtualService"}},
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: v}\n", nil},
+		{"unknown core kind", Options{}, "apiVersion: v1\nkind: Potato\nmetadata: {name: p}\n",
+			[]string{"schema-unknown "}},
+		{"kind newer than target", Options{KubernetesVersion: "1.34"},
+			"apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\nspec: {}\n",
+			[]string{"schema-unknown "}},
+		{"CRD in render, valid", Options{}, certCRDAndCert + "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: small, min: 1, max: 2}\n", nil},
+		{"CRD in render, CEL broken", Options{}, certCRDAndCert + "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: small, min: 3, max: 2}\n",
+			[]string{"schema spec"}},
+		{"CRD in render, enum", Options{}, certCRDAndCert + "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: huge}\n",
+			[]string{"schema spec.size"}},
+		{"CRD in render, format", Options{}, certCRDAndCert + "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: small, email: not-an-email}\n",
+			[]string{"schema spec.email"}},
+		{"CRD version not served", Options{}, certCRDAndCert + "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n",
+			[]string{"schema "}},
+		{"built-in CRD: Certificate without issuerRef", Options{},
+			"apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: c}\nspec: {secretName: c-tls, dnsNames: [a.example.com]}\n",
+			[]string{"schema spec.issuerRef"}},
+		{"built-in CRD: Rollout unknown field", Options{},
+			"apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\nspec:\n  replica: 2\n  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: a, image: a}]}}\n  strategy: {canary: {steps: [{setWeight: 20}]}}\n",
+			[]string{"schema spec.replica"}},
+		{"no apiVersion", Options{}, "kind: ConfigMap\nmetadata: {name: x}\n", []string{"schema "}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := validate(t, tc.opts, tc.docs)
+			var got []string
+			for _, r := range rs {
+				got = append(got, r.Rule+" "+r.Field)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d results, want %d:\n%s", len(rs), len(tc.want), dump(rs))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("result %d = %q, want prefix %q\n%s", i, got[i], tc.want[i], dump(rs))
+				}
+			}
+		})
+	}
+}
+
+func dump(rs []Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString("  " + r.String() + "\n")
+	}
+	return b.String()
+}
+
+func TestResultWording(t *testing.T) {
+	rs := validate(t, Options{}, strings.Replace(deployment, "imagePullPolicy: IfNotPresent", "imagePullPolicy: 7", 1))
+	if len(rs) != 1 {
+		t.Fatalf("want 1 result:\n%s", dump(rs))
+	}
+	r := rs[0]
+	if r.Field != "spec.template.spec.containers[0].imagePullPolicy" || r.Value != "integer" ||
+		!strings.Contains(r.Reason, "must be of type string") || r.Name != "web" || r.Namespace != "shop" {
+		t.Errorf("result = %+v", r)
+	}
+}
+
+func TestVersions(t *testing.T) {
+	vs := Versions()
+	if len(vs) < 4 {
+		t.Fatalf("embedded versions = %v, want at least 4", vs)
+	}
+	v, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Version() != vs[len(vs)-1] {
+		t.Errorf("default version %s, want newest %s", v.Version(), vs[len(vs)-1])
+	}
+	if _, err := New(Options{KubernetesVersion: "1.20"}); err == nil {
+		t.Error("1.20 accepted; want an error naming the embedded versions")
+	}
+}

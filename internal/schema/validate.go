@@ -1,0 +1,299 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+)
+
+func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+// validateOne checks one object: which schema applies (or why none does),
+// then the API server's create path for it.
+func (v *Validator) validateOne(ctx context.Context, index int, obj map[string]any, dups []string, render map[string]*crdKind) []Result {
+	base := Result{Index: index, APIVersion: str(obj["apiVersion"]), Kind: str(obj["kind"])}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		base.Name, base.Namespace = str(md["name"]), str(md["namespace"])
+	}
+	if obj == nil || base.APIVersion == "" || base.Kind == "" {
+		r := base
+		r.Rule, r.Reason = RuleSchema, "Object 'apiVersion' and 'kind' are required"
+		return []Result{r}
+	}
+	var out []Result
+	for _, d := range dups {
+		r := base
+		r.Rule, r.Field = RuleSchema, d
+		r.Reason = fmt.Sprintf("strict decoding error: duplicate field %q", d[strings.LastIndex(d, ".")+1:])
+		out = append(out, r)
+	}
+	c, notes := v.lookup(base, render)
+	out = append(out, notes...)
+	if c == nil {
+		return out
+	}
+	for _, e := range c.check(ctx, obj) {
+		r := base
+		r.Rule, r.Field, r.Reason = RuleSchema, e.Field, e.ErrorBody()
+		if e.Type == field.ErrorTypeNotSupported && e.BadValue == (field.OmitValueType{}) {
+			r.Reason = e.Detail // unknown field: the decoder's words
+		}
+		if e.Type != field.ErrorTypeRequired && e.Type != field.ErrorTypeForbidden && e.BadValue != nil && e.BadValue != (field.OmitValueType{}) {
+			r.Value = fmt.Sprint(e.BadValue)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// check runs the API server's create path on a copy-free object it owns:
+// strict decoding (unknown fields), metadata coercion, null pruning,
+// defaulting, then OpenAPI, metadata, list-type and CEL validation.
+func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorList {
+	s := c.structural
+	var errs field.ErrorList
+	md, _ := obj["metadata"].(map[string]any)
+	if md != nil {
+		if c.namespaced && str(md["namespace"]) == "" {
+			md["namespace"] = "default" // what kubectl sends without -n
+		}
+		if !c.namespaced {
+			delete(md, "namespace") // the registry clears it for cluster-scoped kinds
+		}
+	}
+	dropNulls(obj)
+	meta, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
+	}
+	if !c.preserveUnknown {
+		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+	}
+	cerr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+	if cerr != nil {
+		errs = append(errs, cerr)
+	}
+	unknown = append(unknown, paths...)
+	for _, p := range unknown {
+		errs = append(errs, &field.Error{Type: field.ErrorTypeNotSupported, Field: p, BadValue: field.OmitValueType{},
+			Detail: fmt.Sprintf("strict decoding error: unknown field %q", p)})
+	}
+	if meta != nil {
+		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("metadata"), nil, err.Error()))
+		}
+		nameFn := c.nameFn
+		if nameFn == nil {
+			nameFn = apimachineryvalidation.NameIsDNSSubdomain
+		}
+		errs = append(errs, apimachineryvalidation.ValidateObjectMeta(meta, c.namespaced, nameFn, field.NewPath("metadata"))...)
+	}
+	if c.dropStatus {
+		delete(obj, "status")
+	}
+	structuraldefaulting.Default(obj, s)
+	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	if c.cel != nil {
+		celErrs, _ := c.cel.Validate(ctx, nil, s, obj, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, celErrs...)
+	}
+	return errs
+}
+
+// lookup finds the schema for an object's apiVersion and kind, or says why
+// there is none (schema-unknown, api-removed); deprecations come as notes
+// beside a schema.
+func (v *Validator) lookup(base Result, render map[string]*crdKind) (*compiled, []Result) {
+	gv, kind := base.APIVersion, base.Kind
+	group, version := "", gv
+	if i := strings.Index(gv, "/"); i >= 0 {
+		group, version = gv[:i], gv[i+1:]
+	}
+	note := func(rule, reason string) []Result {
+		r := base
+		r.Rule, r.Reason = rule, reason
+		return []Result{r}
+	}
+	if k := render[group+"/"+kind]; k != nil && !v.builtinGroup(group) {
+		return v.custom(base, k, version, note)
+	}
+	if !v.builtinGroup(group) {
+		k, err := v.crd(group + "/" + kind)
+		if err != nil {
+			return nil, note(RuleSchema, err.Error())
+		}
+		if k != nil {
+			return v.custom(base, k, version, note)
+		}
+	}
+	target := minorOf(v.version)
+	lc := v.lifecycle[gv][kind]
+	if lc.Removed != "" && minorOf(lc.Removed) <= target {
+		reason := fmt.Sprintf("%s %s is no longer served since Kubernetes %s", gv, kind, lc.Removed)
+		if lc.Replacement != "" {
+			reason += "; use " + lc.Replacement
+		}
+		return nil, note(RuleAPIRemoved, reason)
+	}
+	info, ok := v.kube.Kinds[gv][kind]
+	if !ok {
+		if v.ignore[strings.TrimPrefix(group+"/"+kind, "/")] {
+			return nil, nil
+		}
+		return nil, note(RuleSchemaUnknown, fmt.Sprintf("no schema for kind %q in version %q (Kubernetes %s, built-in CRDs, --crd, or a CRD in the render)", kind, gv, v.version))
+	}
+	var notes []Result
+	if lc.Deprecated != "" && minorOf(lc.Deprecated) <= target {
+		reason := fmt.Sprintf("%s %s is deprecated in v%s+", gv, kind, lc.Deprecated)
+		if lc.Removed != "" {
+			reason += fmt.Sprintf(", unavailable in v%s+", lc.Removed)
+		}
+		if lc.Replacement != "" {
+			reason += "; use " + lc.Replacement
+		}
+		notes = note(RuleAPIDeprecated, reason)
+	}
+	c, err := v.compileBuiltin(gv, kind, info)
+	if err != nil {
+		return nil, append(notes, note(RuleSchema, err.Error())...)
+	}
+	return c, notes
+}
+
+func (v *Validator) builtinGroup(group string) bool {
+	if group == "" {
+		return true
+	}
+	for gv := range v.kube.Kinds {
+		if strings.HasPrefix(gv, group+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *Validator) custom(base Result, k *crdKind, version string, note func(rule, reason string) []Result) (*compiled, []Result) {
+	cv := k.versions[version]
+	if cv == nil || !cv.served {
+		return nil, note(RuleSchema, fmt.Sprintf("no matches for kind %q in version %q (the CRD from %s does not serve it)", base.Kind, base.APIVersion, k.source))
+	}
+	var notes []Result
+	if cv.deprecated {
+		w := cv.deprecationWarning
+		if w == "" {
+			w = fmt.Sprintf("%s %s is deprecated", base.APIVersion, base.Kind)
+		}
+		notes = note(RuleAPIDeprecated, w)
+	}
+	key := "crd:" + k.source + ":" + base.APIVersion + "/" + base.Kind
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c, ok := v.compiled[key]; ok {
+		return c, notes
+	}
+	s := cv.structural
+	if s == nil {
+		s = &structuralschema.Structural{Extensions: structuralschema.Extensions{XPreserveUnknownFields: true}}
+	}
+	ov, err := cv.openAPIValidator()
+	if err != nil {
+		return nil, append(notes, note(RuleSchema, err.Error())...)
+	}
+	c := &compiled{structural: s, openapi: ov, namespaced: k.namespaced, custom: true, preserveUnknown: cv.preserveUnknown, dropStatus: cv.statusSubresource}
+	if hasValidations(s) {
+		c.cel = cel.NewValidator(s, true, celconfig.PerCallLimit)
+	}
+	v.compiled[key] = c
+	return c, notes
+}
+
+func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, error) {
+	key := "builtin:" + gv + "/" + kind
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c, ok := v.compiled[key]; ok {
+		return c, nil
+	}
+	s, err := v.builtins.definition(info.Schema)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind)}
+	v.compiled[key] = c
+	return c, nil
+}
+
+// hasValidations reports whether any x-kubernetes-validations rule exists
+// in the schema (the CEL validator is only built when one does).
+func hasValidations(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	if hasValidations(s.Items) {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasValidations(&p) {
+			return true
+		}
+	}
+	if s.AdditionalProperties != nil && hasValidations(s.AdditionalProperties.Structural) {
+		return true
+	}
+	return false
+}
+
+// dropNulls removes null-valued fields from maps: the API server accepts
+// `creationTimestamp: null` and the like under strict validation (the
+// agreement test shows it), and a null required field still fails as
+// missing.
+func dropNulls(x any) {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			if v == nil {
+				delete(x, k)
+				continue
+			}
+			dropNulls(v)
+		}
+	case []any:
+		for _, v := range x {
+			dropNulls(v)
+		}
+	}
+}
+
+// builtinNameFn is the name rule of a built-in kind: most use DNS
+// subdomains, Services DNS-1035 labels, Namespaces DNS labels, and RBAC
+// objects path segments ("system:controller:…").
+func builtinNameFn(gv, kind string) apimachineryvalidation.ValidateNameFunc {
+	switch {
+	case strings.HasPrefix(gv, "rbac.authorization.k8s.io/"):
+		return path.ValidatePathSegmentName
+	case gv == "v1" && kind == "Service":
+		return apimachineryvalidation.NameIsDNS1035Label
+	case gv == "v1" && kind == "Namespace":
+		return apimachineryvalidation.ValidateNamespaceName
+	}
+	return apimachineryvalidation.NameIsDNSSubdomain
+}
