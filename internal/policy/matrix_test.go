@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -156,4 +156,17 @@ func checkList(t *testing.T, name, what, want string, got []string) {
 	}
 }
 
-var _ = unstructured.Unstructured{}
+var configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+func mustJSON(t testing.TB, s string) []byte {
+	t.Helper()
+	docs := parseDocs(t, s)
+	if len(docs) != 1 {
+		t.Fatalf("want one document, got %d", len(docs))
+	}
+	b, err := docs[0].MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
