@@ -121,6 +121,9 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)
 	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, Apps: u.apps}
 	deps := gate.Deps{Version: r.version}
+	if deps.Policy, err = r.policyChecker(spec, u); err != nil {
+		return nil, err
+	}
 	if pin || spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {
 			return nil, err

@@ -40,6 +40,8 @@ type options struct {
 	pullSecretsFrom    string // kubeconfig context: registry credentials from its pull secrets (pullsecrets.go)
 	kubeconfig         string
 
+	policy policyOptions
+
 	// pin
 	dropTag            bool
 	writeKustomization string
@@ -69,6 +71,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
+	addPolicyFlags(fs, &o.policy)
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes every repoURL is taken as this one)")

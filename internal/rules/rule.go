@@ -31,7 +31,7 @@ type Rule struct {
 }
 
 // Families, in the order rules are listed.
-var Families = []string{"render", "images", "rollouts", "argocd", "live"}
+var Families = []string{"render", "images", "rollouts", "argocd", "policy", "live"}
 
 // Mutant changes a copy of a passing input so that its rule must fire.
 // Apply edits s in place and returns false when the input holds nothing to
@@ -71,6 +71,10 @@ type Context struct {
 	// Apps holds, for each Argo CD Application of the input whose source
 	// was rendered (--apps-root), that render.
 	Apps []argo.AppSource
+	// Policy holds the findings of the configured policies (--policy,
+	// spec.policies, --kyverno-policy, --rego), evaluated before the rules
+	// ran by the shell's policy checker.
+	Policy []finding.Finding
 
 	index *manifest.Index
 	cache map[string]any

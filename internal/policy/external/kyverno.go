@@ -1,7 +1,6 @@
 package external
 
 import (
-
 	"context"
 	"errors"
 	"fmt"
@@ -188,4 +187,3 @@ func PolicyNames(files [][]byte) ([]string, error) {
 	}
 	return names, nil
 }
-
