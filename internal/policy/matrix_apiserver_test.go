@@ -64,7 +64,7 @@ func TestMatrixAPIServer(t *testing.T) {
 	waitPoliciesActive(t, c, dyn)
 
 	k := newKinds(nil)
-	compared := 0
+	compared, denied, warned := 0, 0, 0
 	for i, mc := range matrixCases {
 		want, _ := gateVerdicts(t, i, mc)
 		for j, o := range mc.objects {
@@ -87,9 +87,16 @@ func TestMatrixAPIServer(t *testing.T) {
 			name := fmt.Sprintf("%s/%d (%s %s)", mc.name, j, obj.GetKind(), obj.GetName())
 			compareVerdicts(t, name, got, want[j])
 			compared++
+			if got.deny {
+				denied++
+			}
+			warned += len(got.warnings)
 		}
 	}
-	t.Logf("%d objects of %d cases compared with kube-apiserver", compared, len(matrixCases))
+	t.Logf("%d objects of %d cases compared with kube-apiserver: %d denied, %d policy warnings", compared, len(matrixCases), denied, warned)
+	if denied == 0 || warned == 0 {
+		t.Errorf("the API server denied %d and warned %d times: the policies were not active", denied, warned)
+	}
 }
 
 func compareVerdicts(t *testing.T, name string, server, gate verdict) {
