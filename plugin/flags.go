@@ -117,6 +117,9 @@ func (o *options) validate(pin bool) error {
 	if o.jobs < 1 {
 		return usageErr("--jobs", "%d is less than 1", o.jobs)
 	}
+	if err := o.policy.validate(); err != nil {
+		return err
+	}
 	return o.validatePullSecretFlags()
 }
 

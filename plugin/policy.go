@@ -135,3 +135,26 @@ func kyvernoNames(files []string) ([]string, error) {
 	}
 	return names, nil
 }
+
+// validate loads the policy flags' files once before any render, so a bad
+// policy file is a usage error (exit 2) rather than a unit's failure.
+func (o *policyOptions) validate() error {
+	if _, err := o.namespaceLabelMap(); err != nil {
+		return err
+	}
+	if len(o.policies) > 0 {
+		if _, err := policy.LoadPaths(o.policies); err != nil {
+			return policyUsage(err)
+		}
+	}
+	if len(o.kyvernoPolicies) > 0 {
+		files, err := policy.PolicyFiles(o.kyvernoPolicies)
+		if err != nil {
+			return policyUsage(err)
+		}
+		if _, err := kyvernoNames(files); err != nil {
+			return policyUsage(err)
+		}
+	}
+	return nil
+}
