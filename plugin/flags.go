@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -142,6 +143,17 @@ func (o *options) apply(s *config.Spec) error {
 		s.Images.Platform = o.platform
 	}
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
+	// --policy adds to spec.policies (absolute, so no config directory
+	// applies to them); selftest's policy mutants read spec.policies.
+	policies := append([]string{}, s.Policies...)
+	for _, p := range o.policy.policies {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return usageErr("--policy", "%q: %v", p, err)
+		}
+		policies = append(policies, abs)
+	}
+	s.Policies = policies
 	for _, r := range o.ruleOverrides {
 		id, sev, ok := strings.Cut(r, "=")
 		if !ok {

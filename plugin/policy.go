@@ -65,7 +65,7 @@ func (o *policyOptions) namespaceLabelMap() (map[string]map[string]string, error
 // nil when no policy is configured.
 func (r *runner) policyChecker(spec *config.Spec, u *unit) (gate.PolicyChecker, error) {
 	o := &r.o.policy
-	paths := append([]string{}, o.policies...)
+	var paths []string // --policy paths are in spec.Policies already (options.apply)
 	base := ""
 	switch {
 	case r.o.configFile != "":

@@ -26,6 +26,11 @@ var Policy = rules.Rule{
 	},
 }
 
+// configured: the mutants apply only when ValidatingAdmissionPolicies are
+// configured (spec.policies, which --policy adds to); without policies the
+// rule has nothing to fire and selftest reports it not applicable.
+func configured(cfg *config.Spec) bool { return cfg != nil && len(cfg.Policies) > 0 }
+
 // containers returns the container lists of a workload's pod template.
 func containers(r *yaml.RNode) []*yaml.RNode {
 	var out []*yaml.RNode
@@ -45,7 +50,10 @@ func containers(r *yaml.RNode) []*yaml.RNode {
 }
 
 // unpin rewrites the first digest-pinned image to a :latest tag.
-func unpin(resources []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
+func unpin(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool) {
+	if !configured(cfg) {
+		return resources, false
+	}
 	for _, r := range resources {
 		for _, c := range containers(r) {
 			img, err := c.Pipe(yaml.Get("image"))
@@ -69,7 +77,10 @@ func unpin(resources []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
 }
 
 // dropLimits removes the first container's resources.limits.
-func dropLimits(resources []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
+func dropLimits(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool) {
+	if !configured(cfg) {
+		return resources, false
+	}
 	for _, r := range resources {
 		for _, c := range containers(r) {
 			res, err := c.Pipe(yaml.Lookup("resources"))
@@ -85,7 +96,10 @@ func dropLimits(resources []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
 }
 
 // autoPromote sets the first blue/green Rollout's autoPromotionEnabled.
-func autoPromote(resources []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
+func autoPromote(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool) {
+	if !configured(cfg) {
+		return resources, false
+	}
 	for _, r := range resources {
 		if r.GetKind() != "Rollout" {
 			continue

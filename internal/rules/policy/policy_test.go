@@ -43,7 +43,9 @@ func TestMutantsFireTheExamplePolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &rules.Subject{Resources: res.Resources, Config: config.Default()}
+		cfg := config.Default()
+		cfg.Policies = []string{filepath.Join(root, "vap")}
+		return &rules.Subject{Resources: res.Resources, Config: cfg}
 	}
 	if n := check("baseline", fresh()); n != 0 {
 		t.Fatalf("baseline: %d policy errors", n)
