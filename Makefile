@@ -27,6 +27,7 @@ include .ci/cluster.mk
 -include .ci/dist.mk
 include .ci/fuzz.mk
 -include .ci/schemas.mk
+-include .ci/policy.mk
 
 .PHONY: all build test unit e2e demo lint tools bench clean
 all: build
@@ -47,13 +48,13 @@ $(TOOLS)/kustomize-%/kustomize:
 # test: what CI runs. Binaries are built first so the end-to-end tests run
 # exactly what a user installs; bin/ goes first on PATH so the real kubectl
 # dispatches `kubectl gate` to it.
-test: build tools dist-tools $(CLUSTER_ASSETS_DEP)
+test: build tools dist-tools policy-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 ./...
 
 unit:
 	$(GO) test -count=1 -short ./...
 
-e2e: build tools dist-tools $(CLUSTER_ASSETS_DEP)
+e2e: build tools dist-tools policy-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 -run 'E2E' ./...
 
 demo: build tools $(BIN)/registry

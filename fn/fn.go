@@ -72,6 +72,12 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 		// pass silently. CRDs in the render itself are used.
 		return p.fail(rl, fmt.Errorf("functionConfig spec.schema.crds: files are read by the kubectl plugin only; put the CRDs in the render instead"))
 	}
+	if len(obj.Spec.Policies) > 0 {
+		// The policy rule links the API server's admission library and
+		// client-go, which this function keeps out of its binary; refusing
+		// is better than a silent pass (README "Policies").
+		return p.fail(rl, errors.New("functionConfig spec.policies: policies are evaluated by `kubectl gate check -k`, not inside kustomize; remove spec.policies from the function's config or run the plugin"))
+	}
 	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin}
 	deps := gate.Deps{Version: p.version}
 	if opts.Pin || obj.Spec.Images.Digest == config.DigestVerify {

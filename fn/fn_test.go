@@ -64,8 +64,8 @@ func TestFunctionHonoursVerdictFields(t *testing.T) {
 	}
 }
 
-// TestFunctionRejectsPolicies: a field the gate does not implement is a
-// configuration error, never a silent pass.
+// TestFunctionRejectsPolicies: the function does not evaluate policies (the
+// plugin does); a config naming them is an error, never a silent pass.
 func TestFunctionRejectsPolicies(t *testing.T) {
 	var out, errOut bytes.Buffer
 	err := fn.Run(context.Background(), strings.NewReader(gateList("    policies: [no-privileged]\n", pinnedImage)), &out, &errOut, "test")

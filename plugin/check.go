@@ -139,6 +139,9 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 	}
 	opts := gate.Options{Config: spec, Pin: pin, DropTag: r.o.dropTag, Placement: u.placement, Apps: u.apps, CRDs: crds}
 	deps := gate.Deps{Version: r.version}
+	if deps.Policy, err = r.policyChecker(spec, u); err != nil {
+		return nil, err
+	}
 	if pin || spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {
 			return nil, err

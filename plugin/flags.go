@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,6 +47,7 @@ type options struct {
 	// schema
 	kubernetesVersion string
 	crds              []string
+	policy policyOptions
 
 	// pin
 	dropTag            bool
@@ -80,6 +82,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
+	addPolicyFlags(fs, &o.policy)
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes every repoURL is taken as this one)")
@@ -134,6 +137,9 @@ func (o *options) validate(pin bool) error {
 	if err := o.apply(config.Default()); err != nil {
 		return err
 	}
+	if err := o.policy.validate(); err != nil {
+		return err
+	}
 	return o.validatePullSecretFlags()
 }
 
@@ -161,6 +167,17 @@ func (o *options) apply(s *config.Spec) error {
 	s.Schema.CRDs = append(s.Schema.CRDs, o.crds...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
 	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
+	// --policy adds to spec.policies (absolute, so no config directory
+	// applies to them); selftest's policy mutants read spec.policies.
+	policies := append([]string{}, s.Policies...)
+	for _, p := range o.policy.policies {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return usageErr("--policy", "%q: %v", p, err)
+		}
+		policies = append(policies, abs)
+	}
+	s.Policies = policies
 	for _, r := range o.ruleOverrides {
 		id, sev, ok := strings.Cut(r, "=")
 		if !ok {

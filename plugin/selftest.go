@@ -74,6 +74,9 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 	}
 	opts := gate.Options{Config: spec, Placement: u.placement, Apps: u.apps, CRDs: crds}
 	deps := gate.Deps{Version: r.version}
+	if deps.Policy, err = r.policyChecker(spec, u); err != nil {
+		return nil, fail(errOut, err)
+	}
 	if spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = r.resolvers.For(ctx, spec, u.resources); err != nil {
 			return nil, fail(errOut, err)

@@ -49,8 +49,10 @@ type Spec struct {
 	Images Images            `json:"images"`
 	Render Render            `json:"render"`
 	Rules  map[string]string `json:"rules,omitempty"`
-	// Policies is reserved for policy rules (not implemented yet): a
-	// non-empty list is rejected, never silently skipped.
+	// Policies are ValidatingAdmissionPolicy files or directories (with
+	// their bindings and params), relative to the config file, evaluated by
+	// the policy rule. `kubectl gate check` evaluates them; the KRM
+	// function rejects them (README "Policies").
 	Policies []string `json:"policies,omitempty"`
 	ArgoCD   ArgoCD   `json:"argocd"`
 	// Schema configures schema validation (rules schema, schema-unknown,
@@ -245,8 +247,10 @@ func (s *Spec) Validate() error {
 	if s.FailOn != "" && s.FailOn != FailOnError && s.FailOn != FailOnWarning {
 		errs = append(errs, fmt.Errorf("spec.failOn: %q is not error or warning", s.FailOn))
 	}
-	if len(s.Policies) > 0 {
-		errs = append(errs, errors.New("spec.policies: policies are not supported yet; the gate refuses them rather than skip them silently"))
+	for i, p := range s.Policies {
+		if strings.TrimSpace(p) == "" {
+			errs = append(errs, fmt.Errorf("spec.policies[%d]: empty path", i))
+		}
 	}
 	for i, p := range s.Images.PodSpecPaths {
 		if p.Kind == "" || p.Path == "" {

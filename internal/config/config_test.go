@@ -37,8 +37,8 @@ func TestDecodeRejects(t *testing.T) {
 		"bad platform":      {head + "spec:\n  images: {platform: amd64}\n", "spec.images.platform"},
 		"not yaml":          {"kind: [", "decoding"},
 		"bad failOn":        {head + "spec:\n  failOn: info\n", `spec.failOn: "info"`},
-		"policies":          {head + "spec:\n  policies: [no-privileged]\n", "spec.policies: policies are not supported yet"},
 		"bad pod spec path": {head + "spec:\n  images: {podSpecPaths: [{kind: X, path: \"spec.a[0].b\"}]}\n", "spec.images.podSpecPaths[0].path"},
+		"empty policy path": {head + "spec:\n  policies: [\"\"]\n", "spec.policies[0]: empty path"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -34,6 +34,7 @@ func RuleIDs() []string {
 		"argocd-ignore-differences",
 		"argocd-source-empty",
 		"argocd-source-not-rendered",
+		"policy",
 		"live-health",
 		"live-images",
 		"live-resource-count",

@@ -22,6 +22,16 @@ type Deps struct {
 	Resolver images.Resolver
 	// Version is stamped on workloads the Pin step pinned.
 	Version string
+	// Policy evaluates the configured policies (rule policy); nil when
+	// none are configured.
+	Policy PolicyChecker
+}
+
+// PolicyChecker evaluates policies on the render and returns the policy
+// rule's findings. An error means no verdict (or, as a *config.UsageError
+// or the checker's own usage error type, a bad policy file).
+type PolicyChecker interface {
+	Check(ctx context.Context, resources []*yaml.RNode) ([]finding.Finding, error)
 }
 
 // Options say what to run.
@@ -69,6 +79,13 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		if err := pin(resources, cfg, c.Resolutions, opts.DropTag, deps.Version); err != nil {
 			return nil, err
 		}
+	}
+	if deps.Policy != nil && cfg.Rules["policy"] != finding.Off {
+		fs, err := deps.Policy.Check(ctx, resources)
+		if err != nil {
+			return nil, err
+		}
+		c.Policy = fs
 	}
 	return &finding.Report{Findings: rules.Run(c, all.Rules()), Resources: c.Counted}, nil
 }

@@ -36,7 +36,7 @@ type Rule struct {
 }
 
 // Families, in the order rules are listed.
-var Families = []string{"render", "schema", "images", "rollouts", "argocd", "live"}
+var Families = []string{"render", "schema", "images", "rollouts", "argocd", "policy", "live"}
 
 // Mutant changes a copy of a passing input so that its rule must fire.
 // Apply edits s in place and returns false when the input holds nothing to
@@ -79,6 +79,10 @@ type Context struct {
 	// CRDs are CustomResourceDefinitions from outside the render (--crd,
 	// schema.crds), read by the shell; the schema rules use them.
 	CRDs []*yaml.RNode
+	// Policy holds the findings of the configured policies (--policy,
+	// spec.policies, --kyverno-policy, --rego), evaluated before the rules
+	// ran by the shell's policy checker.
+	Policy []finding.Finding
 
 	index *manifest.Index
 	cache map[string]any

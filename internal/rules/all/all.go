@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/argocd"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/live"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/policy"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/rollouts"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/schema"
@@ -48,6 +49,8 @@ func Rules() []rules.Rule {
 		argocd.IgnoreDifferences,
 		argocd.SourceEmpty,
 		argocd.SourceNotRendered,
+
+		policy.Policy,
 
 		live.Health,
 		live.Images,

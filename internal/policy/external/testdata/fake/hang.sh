@@ -1,0 +1,3 @@
+#!/bin/sh
+# Stands in for a policy tool that never finishes.
+exec sleep 60
