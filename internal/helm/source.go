@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -17,7 +18,7 @@ import (
 // chart directory as the user named it joined with the template's path in
 // the chart ("charts/web/templates/rollout.yaml"). The gate sets it during
 // its own render and strips it before printing.
-const AnnoSource = "internal.kubectl-gate.dev/helm-source"
+const AnnoSource = manifest.AnnoHelmSource
 
 const sourcePrefix = "# Source: "
 
