@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 )
 
@@ -120,6 +121,7 @@ func (a *appRenderer) plan(u *unit) []*unit {
 				continue
 			}
 			spec, err := localSource(a.o.appsRoot, app, src)
+			spec.Refs = refRoots(a.o.appsRoot, a.remotes, app)
 			as.Path = filepath.ToSlash(spec.Dir)
 			u.apps = append(u.apps, as)
 			s, isNew := a.unitFor(app, src, spec, err)
@@ -152,7 +154,7 @@ func checkoutURLs(root string, given []string) []string {
 func skipSource(root string, remotes []string, src argo.Source) string {
 	switch {
 	case src.Chart != "":
-		return fmt.Sprintf("Helm chart %s from %s: the gate does not run helm template", src.Chart, src.RepoURL)
+		return fmt.Sprintf("Helm chart %s from %s: the gate renders only charts in the checkout, it does not fetch them", src.Chart, src.RepoURL)
 	case len(remotes) > 0 && !slices.Contains(remotes, render.NormalizeRepoURL(src.RepoURL)):
 		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, root, strings.Join(remotes, ", "))
 	}
@@ -164,11 +166,25 @@ func skipSource(root string, remotes []string, src argo.Source) string {
 // says that the path leaves the repository. Shared with status --apps-root.
 func localSource(root string, app *yaml.RNode, src argo.Source) (render.ArgoSource, error) {
 	spec := render.ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
-		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory}
+		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory,
+		HelmSpec: src.HelmSpec, Namespace: manifest.Str(app, "spec.destination.namespace"), Root: root}
 	if !filepath.IsLocal(filepath.FromSlash(strings.TrimPrefix(src.Path, "./"))) && src.Path != "" && src.Path != "." {
 		return spec, fmt.Errorf("Application %s: %s %q leaves the repository", argo.AppName(app), src.PathField(), src.Path)
 	}
 	return spec, nil
+}
+
+// refRoots maps the ref: names of an Application's sources that are the
+// checkout at root to root, for Helm "$ref/…" value files (Argo CD resolves
+// them against the root of the ref source's repository).
+func refRoots(root string, remotes []string, app *yaml.RNode) map[string]string {
+	refs := map[string]string{}
+	for _, s := range argo.Sources(app) {
+		if s.Ref != "" && s.Chart == "" && skipSource(root, remotes, s) == "" {
+			refs[s.Ref] = root
+		}
+	}
+	return refs
 }
 
 // unitFor returns the unit that renders a source, planning it when no
@@ -192,7 +208,11 @@ func sourceKey(s render.ArgoSource) string {
 	abs, _ := filepath.Abs(s.Dir)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%t|%t", abs, s.Helm, s.Plugin)
-	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory} {
+	if s.Helm || s.HelmSpec != nil || isChart(s.Dir) {
+		// A chart renders per release name and namespace.
+		fmt.Fprintf(&b, "|%s|%s|%v", s.App, s.Namespace, s.Refs)
+	}
+	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory, s.HelmSpec} {
 		if n != nil {
 			b.WriteString("|" + n.MustString())
 		}
@@ -212,6 +232,7 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 	opts := render.Options{
 		EnableAlphaPlugins: a.o.enableAlphaPlugins, EnableExec: a.o.enableExec,
 		LoadRestrictorNone: a.o.loadRestrictor == "LoadRestrictionsNone",
+		HelmRepoCache:      a.o.helm.repoCache,
 	}
 	for _, u := range fresh {
 		if u.err != nil {

@@ -27,7 +27,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if err != nil {
 		return err
 	}
-	u := renderUnit(dir, o)
+	u := renderUnit(dir, o, "", nil)
 	if u.err != nil {
 		return u.err
 	}
