@@ -1,7 +1,6 @@
 package helm
 
 import (
-	"bufio"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -40,10 +39,9 @@ func SplitManifest(text string) []Document {
 		}
 		body.Reset()
 	}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 0, 64*1024), len(text)+1)
-	for sc.Scan() {
-		line := sc.Text()
+	// Lines split on "\n" only: a "\r" is the document's (bufio's line
+	// scanner would drop it).
+	for line := range strings.SplitSeq(text, "\n") {
 		switch {
 		case strings.TrimRight(line, " \t") == "---":
 			flush()
