@@ -17,7 +17,10 @@ KUSTOMIZE_VERSION     := v5.8.2
 KUSTOMIZE_OLD_VERSION := v5.5.0
 KUSTOMIZE     := $(TOOLS)/kustomize-$(KUSTOMIZE_VERSION)/kustomize
 KUSTOMIZE_OLD := $(TOOLS)/kustomize-$(KUSTOMIZE_OLD_VERSION)/kustomize
-export KUSTOMIZE KUSTOMIZE_OLD
+# The helm CLI the Helm parity tests compare with (internal/helm; ~4 min cold).
+HELM_VERSION  := v4.3.2
+HELM          := $(TOOLS)/helm-$(HELM_VERSION)/helm
+export KUSTOMIZE KUSTOMIZE_OLD HELM
 
 .DEFAULT_GOAL := all
 
@@ -40,10 +43,13 @@ $(BIN)/kubectl-gate: $(shell find cmd plugin internal -name '*.go' -not -name '*
 $(BIN)/gate-fn: $(shell find cmd fn internal -name '*.go' -not -name '*_test.go') go.mod go.sum
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/gate-fn
 
-tools: $(KUSTOMIZE) $(KUSTOMIZE_OLD)
+tools: $(KUSTOMIZE) $(KUSTOMIZE_OLD) $(HELM)
 
 $(TOOLS)/kustomize-%/kustomize:
 	GOBIN=$(dir $@) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$*
+
+$(TOOLS)/helm-%/helm:
+	GOBIN=$(dir $@) $(GO) install helm.sh/helm/v4/cmd/helm@$*
 
 # test: what CI runs. Binaries are built first so the end-to-end tests run
 # exactly what a user installs; bin/ goes first on PATH so the real kubectl

@@ -33,11 +33,13 @@ CONFTEST    := $(TOOLS)/conftest-$(CONFTEST_VERSION)/conftest
 KUBECONFORM := $(TOOLS)/kubeconform-$(KUBECONFORM_VERSION)/kubeconform
 
 .PHONY: bench bench-tools
-bench: build bench-tools
+bench: build bench-tools $(HELM)
 	GO="$(GO)" GATE="$(BIN)/kubectl-gate" CRANE="$(CRANE)" CONFTEST="$(CONFTEST)" \
 	KUBECONFORM="$(KUBECONFORM)" K8S_SCHEMA_VERSION="$(BENCH_K8S_SCHEMA_VERSION)" \
 	ROLLOUTS_SCHEMA_VERSION="$(BENCH_ROLLOUTS_SCHEMA_VERSION)" \
 	bash .ci/bench.sh
+	@# Helm: render + check of a 500-object chart, --chart vs helm template | check -f -
+	GATE="$(BIN)/kubectl-gate" HELM="$(HELM)" bash .ci/bench-helm.sh
 
 bench-tools: $(CRANE) $(CONFTEST) $(KUBECONFORM)
 

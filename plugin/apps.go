@@ -120,6 +120,7 @@ func (a *appRenderer) plan(u *unit) []*unit {
 				continue
 			}
 			spec, err := render.LocalSource(a.o.appsRoot, app, src)
+			spec.Refs = render.RefRoots(a.o.appsRoot, a.remotes, app)
 			as.Path = filepath.ToSlash(spec.Dir)
 			u.apps = append(u.apps, as)
 			s, isNew := a.unitFor(app, src, spec, err)
@@ -160,6 +161,7 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 	opts := render.Options{
 		EnableAlphaPlugins: a.o.enableAlphaPlugins, EnableExec: a.o.enableExec,
 		LoadRestrictorNone: a.o.loadRestrictor == "LoadRestrictionsNone",
+		HelmRepoCache:      a.o.helm.repoCache,
 	}
 	for _, u := range fresh {
 		if u.err != nil {

@@ -47,7 +47,8 @@ type options struct {
 	// schema
 	kubernetesVersion string
 	crds              []string
-	policy policyOptions
+	policy            policyOptions
+	helm              helmOptions // helm.go
 
 	// pin
 	dropTag            bool
@@ -83,6 +84,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
 	addPolicyFlags(fs, &o.policy)
+	addHelmFlags(fs, &o.helm)
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes every repoURL is taken as this one)")
@@ -110,8 +112,11 @@ func parse(fs *pflag.FlagSet, args []string, errOut io.Writer) (done bool, code 
 
 // validate checks flag values and inputs.
 func (o *options) validate(pin bool) error {
-	if len(o.kustomizations) == 0 && len(o.files) == 0 && (!pin || o.writeKustomization == "") {
-		return usageErr("flags", "no input: give -k DIR or -f FILE|DIR|-")
+	if len(o.kustomizations) == 0 && len(o.files) == 0 && len(o.helm.charts) == 0 && (!pin || o.writeKustomization == "") {
+		return usageErr("flags", "no input: give -k DIR, --chart DIR or -f FILE|DIR|-")
+	}
+	if err := o.helm.validate(); err != nil {
+		return err
 	}
 	if !report.ValidFormat(o.output) {
 		return usageErr("--output", "%q is not one of %s", o.output, strings.Join(report.Formats, ", "))

@@ -37,6 +37,8 @@ type unit struct {
 // inputs as one more unit. A unit that fails keeps its error.
 func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(string)) []*unit {
 	units := make([]*unit, len(o.kustomizations))
+	helmCmd, cleanup, err := o.helm.command()
+	defer cleanup()
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	var mu sync.Mutex
@@ -48,7 +50,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 					units[i] = &unit{name: dir, dir: dir, err: err}
 				}
 			}()
-			units[i] = renderUnit(dir, o)
+			units[i] = renderUnit(dir, o, helmCmd, err)
 			mu.Lock()
 			done++
 			progress(fmt.Sprintf("rendered %d/%d kustomizations", done, len(o.kustomizations)))
@@ -57,6 +59,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 		})
 	}
 	_ = g.Wait()
+	units = append(units, chartUnits(ctx, &o.helm)...)
 	if len(o.files) > 0 {
 		u := &unit{name: fmt.Sprint(o.files)}
 		u.resources, u.err = render.Files(o.files, stdin, o.recursive, o.maxInputBytes)
@@ -65,12 +68,21 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	return units
 }
 
-func renderUnit(dir string, o *options) *unit {
+// renderUnit renders a -k directory; helmErr is why the helm command could
+// not be set up, a failure of every render that asks for it.
+func renderUnit(dir string, o *options, helmCmd string, helmErr error) *unit {
 	u := &unit{name: dir, dir: dir}
+	if helmErr != nil {
+		u.err = helmErr
+		return u
+	}
 	res, err := render.Kustomize(dir, render.Options{
 		EnableAlphaPlugins: o.enableAlphaPlugins,
 		EnableExec:         o.enableExec,
 		LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
+		EnableHelm:         o.helm.enableHelm,
+		HelmCommand:        helmCmd,
+		HelmRepoCache:      o.helm.repoCache,
 	})
 	if err != nil {
 		u.err = err

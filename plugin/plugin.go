@@ -52,6 +52,9 @@ func Run(ctx context.Context, args []string, s Streams, version string) (code in
 		}
 		return ExitPass
 	}
+	if args[0] == "helm" { // hidden: the gate as kustomize's helm command (helm.go)
+		return runHelm(ctx, args[1:], s)
+	}
 	c, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(s.Err, "kubectl gate: unknown command %q\n", args[0])

@@ -34,6 +34,7 @@ func statusCheckout(t *testing.T) string {
 		"deploy/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
 		"plain/quota.yaml":          "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\n",
 		"chart/Chart.yaml":          "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+		"chart/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-c', namespace: '{{ .Release.Namespace }}'}\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -79,9 +80,9 @@ func TestAppsRender(t *testing.T) {
 		{name: "Helm chart from a Helm repository", root: root,
 			spec: "  sources:\n  - {repoURL: https://git.example/any.git, path: deploy}\n  - {repoURL: https://charts.example, chart: web, targetRevision: 1.0.0}\n",
 			err:  "Application argocd/shop spec.sources[1] is not rendered from --apps-root " + root + ": Helm chart web from https://charts.example"},
-		{name: "Helm chart in the checkout", root: root,
-			spec: "  source: {repoURL: https://git.example/any.git, path: chart}\n",
-			err:  `Application argocd/shop spec.source is not rendered from --apps-root ` + root + `: spec.source.path "chart": a Helm chart`},
+		{name: "Helm chart in the checkout: release and namespace from the Application", root: root,
+			spec:    "  source: {repoURL: https://git.example/any.git, path: chart, helm: {releaseName: web}}\n  destination: {namespace: shop}\n",
+			objects: []string{"ConfigMap/shop/web-c"}, from: "(spec.source.path chart)"},
 		{name: "plugin", root: root,
 			spec: "  source: {repoURL: https://git.example/any.git, path: deploy, plugin: {name: cmp}}\n",
 			err:  "spec.source is not rendered from --apps-root " + root + `: spec.source.path "deploy": a config management plugin renders it`},

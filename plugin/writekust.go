@@ -26,7 +26,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if err != nil {
 		return nil, err
 	}
-	u := renderUnit(dir, o)
+	u := renderUnit(dir, o, "", nil)
 	if u.err != nil {
 		return nil, u.err
 	}

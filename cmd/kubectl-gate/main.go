@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/term"
@@ -19,7 +20,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	s := plugin.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		OutIsTTY: term.IsTerminal(int(os.Stdout.Fd())), ErrIsTTY: term.IsTerminal(int(os.Stderr.Fd()))}
-	code := plugin.Run(ctx, os.Args[1:], s, version)
+	args := os.Args[1:]
+	if filepath.Base(os.Args[0]) == "helm" { // kustomize --helm-command (README "Helm charts")
+		args = append([]string{"helm"}, args...)
+	}
+	code := plugin.Run(ctx, args, s, version)
 	stop()
 	os.Exit(code)
 }

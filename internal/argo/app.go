@@ -32,9 +32,9 @@ type Source struct {
 	RepoURL, Path, Chart, Ref string
 	// Helm and Plugin are set when the source carries helm: or plugin:.
 	Helm, Plugin bool
-	// Kustomize and Directory are the source's kustomize: and directory:
-	// maps, nil when absent.
-	Kustomize, Directory *yaml.RNode
+	// Kustomize, Directory and HelmSpec are the source's kustomize:,
+	// directory: and helm: maps, nil when absent.
+	Kustomize, Directory, HelmSpec *yaml.RNode
 }
 
 // Manifests reports whether the source produces manifests. A source with a
@@ -70,7 +70,7 @@ func readSource(n *yaml.RNode, index int, field string) Source {
 		Index: index, Field: field,
 		RepoURL: manifest.Str(n, "repoURL"), Path: manifest.Str(n, "path"), Chart: manifest.Str(n, "chart"), Ref: manifest.Str(n, "ref"),
 		Helm: n.Field("helm") != nil, Plugin: n.Field("plugin") != nil,
-		Kustomize: mapField(n, "kustomize"), Directory: mapField(n, "directory"),
+		Kustomize: mapField(n, "kustomize"), Directory: mapField(n, "directory"), HelmSpec: mapField(n, "helm"),
 	}
 }
 

@@ -22,6 +22,10 @@ const (
 	// AnnoImageSources maps image repositories to the kustomization whose
 	// images: entry set them (JSON); set by the in-process render.
 	AnnoImageSources = "internal.kubectl-gate.dev/image-sources"
+	// AnnoHelmSource names the chart template an object was rendered from
+	// (helm's "# Source:" line mapped to the file under the chart
+	// directory); set by the gate's own Helm render, stripped before output.
+	AnnoHelmSource = "internal.kubectl-gate.dev/helm-source"
 	// AnnoLocalConfig marks objects that are not applied to the cluster.
 	AnnoLocalConfig = "config.kubernetes.io/local-config"
 	// AnnoPinned is stamped by the Pin transformer on workloads it pinned.
@@ -55,9 +59,14 @@ func Count(resources []*yaml.RNode) int {
 	return n
 }
 
-// SourceFile names the file an object came from: kustomize's origin
-// annotation, else the path annotation set by a reader.
+// SourceFile names the file an object came from: the chart template for a
+// Helm render (kustomize's origin names only the kustomization of a
+// helmCharts: entry), else kustomize's origin annotation, else the path
+// annotation set by a reader.
 func SourceFile(r *yaml.RNode) *finding.File {
+	if p := yamlpath.Annotation(r.YNode(), AnnoHelmSource); p != "" {
+		return &finding.File{Path: p}
+	}
 	if o := yamlpath.Annotation(r.YNode(), AnnoOrigin); o != "" {
 		var origin struct {
 			Path         string `yaml:"path"`

@@ -27,6 +27,15 @@ type ArgoSource struct {
 	// names (nil or false when absent).
 	Helm, Plugin         bool
 	Kustomize, Directory *yaml.RNode
+	// HelmSpec is the source's helm: map (nil when absent); Namespace the
+	// Application's destination namespace, the release namespace.
+	HelmSpec  *yaml.RNode
+	Namespace string
+	// Root is the checkout the source lies in; Refs maps the ref: names of
+	// the Application's other sources that are this checkout to its root,
+	// for "$ref/…" Helm value files.
+	Root string
+	Refs map[string]string
 }
 
 // SkipError says that a source is of a kind the gate does not render (a Helm
@@ -57,7 +66,7 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 	}
 	switch typ {
 	case "Helm":
-		return nil, &SkipError{Reason: "a Helm chart: the gate does not run helm template"}
+		return argoHelm(s, opts)
 	case "Plugin":
 		return nil, &SkipError{Reason: "a config management plugin renders it"}
 	case "Kustomize":
@@ -139,6 +148,7 @@ func (s *ArgoSource) mergeParameterFiles() error {
 		s.Kustomize = mergePatch(s.Kustomize, patch.Field("kustomize"))
 		s.Directory = mergePatch(s.Directory, patch.Field("directory"))
 		s.Helm = s.Helm || patch.Field("helm") != nil
+		s.HelmSpec = mergePatch(s.HelmSpec, patch.Field("helm"))
 		s.Plugin = s.Plugin || patch.Field("plugin") != nil
 	}
 	return nil

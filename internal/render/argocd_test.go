@@ -194,7 +194,7 @@ func TestRenderArgoDirectory(t *testing.T) {
 		{"recurse", "app", "recurse: true", "a b c skip"},
 		{"include and exclude", "app", "{recurse: true, include: '{*.yaml,*.json}', exclude: 'sub/skip*'}", "a b c"},
 		{"jsonnet is not evaluated", "jsonnet", "", "skip: jsonnet"},
-		{"a Chart.yaml is Helm", "chart", "", "skip: a Helm chart"},
+		{"a Chart.yaml is Helm", "chart", "", ""}, // a chart without templates renders nothing
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -232,7 +232,7 @@ func TestRenderArgoSourceTypes(t *testing.T) {
 		src  render.ArgoSource
 		want string // "ok", "skip" or an error substring
 	}{
-		{"explicit helm", render.ArgoSource{Dir: prod, Helm: true}, "skip"},
+		{"explicit helm on a kustomization", render.ArgoSource{Dir: prod, Helm: true}, "not a Helm chart"},
 		{"a plugin", render.ArgoSource{Dir: prod, Plugin: true}, "skip"},
 		{"two types", render.ArgoSource{Dir: prod, Helm: true, Kustomize: node(t, "namePrefix: x-\n")}, "names several types (Kustomize, Helm)"},
 		// The named type wins: the kustomization file is read as a manifest.

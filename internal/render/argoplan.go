@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
+	"github.com/kubectl-gate/kubectl-gate/internal/helm"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 )
 
 // CheckoutURLs returns the repoURLs that name the checkout at root: those
@@ -36,7 +38,7 @@ func CheckoutURLs(root string, given []string) []string {
 func SkipSource(root string, remotes []string, src argo.Source) string {
 	switch {
 	case src.Chart != "":
-		return fmt.Sprintf("Helm chart %s from %s: the gate does not run helm template", src.Chart, src.RepoURL)
+		return fmt.Sprintf("Helm chart %s from %s: the gate renders only charts in the checkout, it does not fetch them", src.Chart, src.RepoURL)
 	case len(remotes) > 0 && !slices.Contains(remotes, NormalizeRepoURL(src.RepoURL)):
 		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, root, strings.Join(remotes, ", "))
 	}
@@ -48,7 +50,8 @@ func SkipSource(root string, remotes []string, src argo.Source) string {
 // says that the path leaves the repository. Shared with status --apps-root.
 func LocalSource(root string, app *yaml.RNode, src argo.Source) (ArgoSource, error) {
 	spec := ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
-		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory}
+		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory,
+		HelmSpec: src.HelmSpec, Namespace: manifest.Str(app, "spec.destination.namespace"), Root: root}
 	// "", ".", "./" and "a/../" name the repository root (issue 10: "./"
 	// was refused).
 	if clean := filepath.Clean(filepath.FromSlash(src.Path)); clean != "." && !filepath.IsLocal(clean) {
@@ -57,13 +60,30 @@ func LocalSource(root string, app *yaml.RNode, src argo.Source) (ArgoSource, err
 	return spec, nil
 }
 
+// RefRoots maps the ref: names of an Application's sources that are the
+// checkout at root to root, for Helm "$ref/…" value files (Argo CD resolves
+// them against the root of the ref source's repository).
+func RefRoots(root string, remotes []string, app *yaml.RNode) map[string]string {
+	refs := map[string]string{}
+	for _, s := range argo.Sources(app) {
+		if s.Ref != "" && s.Chart == "" && SkipSource(root, remotes, s) == "" {
+			refs[s.Ref] = root
+		}
+	}
+	return refs
+}
+
 // SourceKey identifies a render: the directory, the Application's
 // overrides, and the Application's name when a parameter file names it.
 func SourceKey(s ArgoSource) string {
 	abs, _ := filepath.Abs(s.Dir)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%t|%t", abs, s.Helm, s.Plugin)
-	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory} {
+	if s.Helm || s.HelmSpec != nil || helm.IsChart(s.Dir) {
+		// A chart renders per release name and namespace.
+		fmt.Fprintf(&b, "|%s|%s|%v", s.App, s.Namespace, s.Refs)
+	}
+	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory, s.HelmSpec} {
 		if n != nil {
 			b.WriteString("|" + n.MustString())
 		}

@@ -23,6 +23,13 @@ type Options struct {
 	// EditTop, when set, edits the top-level kustomization before the
 	// build, as `kustomize edit` would (Argo CD's spec.source.kustomize).
 	EditTop func(kustomization *yaml.RNode) error
+	// HelmRepoCache is --helm-repo-cache: chart archives that stand in for
+	// remote chart dependencies.
+	HelmRepoCache string
+	// EnableHelm is --enable-helm: kustomize's helmCharts: run HelmCommand
+	// (kustomize's --helm-command; the gate itself when empty).
+	EnableHelm  bool
+	HelmCommand string
 }
 
 // Found is a Gate or Pin config listed in a kustomization.
@@ -85,6 +92,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 		relativize(res.Resources, abs, dir)
 	}
 	annotateImageSources(res.Resources, fs.images)
+	relativizeHelmSources(res.Resources)
 	return res, nil
 }
 
@@ -96,6 +104,10 @@ func krustyOptions(o Options) *krusty.Options {
 	if o.EnableAlphaPlugins {
 		opts.PluginConfig = types.EnabledPluginConfig(types.BploUseStaticallyLinked)
 		opts.PluginConfig.FnpLoadingOptions.EnableExec = o.EnableExec
+	}
+	if o.EnableHelm {
+		opts.PluginConfig.HelmConfig.Enabled = true
+		opts.PluginConfig.HelmConfig.Command = o.HelmCommand
 	}
 	return opts
 }

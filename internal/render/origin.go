@@ -80,7 +80,7 @@ func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]strin
 // printed output equals what kustomize would print.
 func StripBuildAnnotations(resources []*yaml.RNode) {
 	for _, r := range resources {
-		for _, a := range []string{manifest.AnnoOrigin, manifest.AnnoTransformations, manifest.AnnoImageSources} {
+		for _, a := range []string{manifest.AnnoOrigin, manifest.AnnoTransformations, manifest.AnnoImageSources, manifest.AnnoHelmSource} {
 			yamlpath.DeleteAnnotation(r.YNode(), a)
 		}
 	}

@@ -1,0 +1,65 @@
+package plugin_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+// A Helm chart whose Rollout promotes itself is red through --chart,
+// through an Argo CD Helm source (--apps-root) and through kustomize
+// helmCharts: (-k --enable-helm, the gate as its own helm command); the
+// finding names the chart template. The same chart with a human promotion
+// is green.
+func TestE2EHelmAutoPromotion(t *testing.T) {
+	const rule = "rollout-bluegreen-autopromotion"
+	const tmpl = "examples/helm/charts/bluegreen/templates/rollout.yaml"
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"chart green", []string{"--chart", "examples/helm/charts/bluegreen", "-n", "shop"}, 0, nil},
+		{"chart red", []string{"--chart", "examples/helm/charts/bluegreen", "-n", "shop", "--set", "bluegreen.autoPromotion=true"}, 1,
+			[]string{rule, tmpl}},
+		{"apps-root", []string{"-f", "examples/helm/apps/", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git"}, 1,
+			[]string{rule, tmpl, "shop-bluegreen-fast"}},
+		{"kustomize helmCharts", []string{"-k", "examples/helm", "--enable-helm"}, 1, []string{rule, "charts/bluegreen/templates/rollout.yaml"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := gate(t, "", append([]string{"check"}, c.args...)...)
+			if r.Code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, r.Stdout, r.Stderr)
+			}
+			for _, s := range c.want {
+				if !strings.Contains(r.Stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, r.Stdout)
+				}
+			}
+		})
+	}
+	// Only the fast Application is red: the prod one renders green.
+	r := gate(t, "", "check", "-f", "examples/helm/apps/shop-bluegreen.yaml", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git")
+	if r.Code != 0 {
+		t.Errorf("shop-bluegreen: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// A chart whose dependency only a remote repository holds is no verdict
+// (exit 3), and the message names the dependency.
+func TestE2EHelmRemoteDependency(t *testing.T) {
+	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"Chart.yaml":        "apiVersion: v2\nname: web\nversion: 1.0.0\ndependencies:\n- name: redis\n  version: 20.6.2\n  repository: oci://registry-1.docker.io/bitnamicharts\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+	})
+	r := gate(t, "", "check", "--chart", dir)
+	if r.Code != 3 {
+		t.Fatalf("exit %d, want 3\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if out := r.Stdout + r.Stderr; !strings.Contains(out, "redis 20.6.2 from oci://registry-1.docker.io/bitnamicharts") {
+		t.Errorf("output does not name the dependency:\n%s", out)
+	}
+}
