@@ -1,0 +1,105 @@
+package plugin
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+// gitopsRepo is the repoURL of the generated checkouts below.
+const gitopsRepo = "https://github.com/example/gitops.git"
+
+// appsetCheckout is a repository with one kustomize overlay per
+// environment and an ApplicationSet (list generator) deploying them; the
+// staging element's namespace is `namespace`.
+func appsetCheckout(t *testing.T, namespace string) string {
+	return testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"envs/base/kustomization.yaml": "resources: [web.yaml]\n",
+		"envs/base/web.yaml": `apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+`,
+		"envs/prod/kustomization.yaml":    "namespace: shop-prod\nresources: [../base]\n",
+		"envs/staging/kustomization.yaml": "namespace: shop-staging\nresources: [../base]\n",
+		"argocd/shop.yaml": `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: shop, namespace: argocd}
+spec:
+  goTemplate: true
+  goTemplateOptions: ["missingkey=error"]
+  generators:
+  - list:
+      elements:
+      - {env: prod, namespace: shop-prod}
+      - {env: staging, namespace: ` + namespace + `}
+  template:
+    metadata: {name: 'shop-{{.env}}'}
+    spec:
+      project: default
+      source: {repoURL: ` + gitopsRepo + `, targetRevision: main, path: 'envs/{{.env}}'}
+      destination: {server: https://kubernetes.default.svc, namespace: '{{.namespace}}'}
+`,
+	})
+}
+
+func TestE2EApplicationSetElementWithWrongNamespace(t *testing.T) {
+	good := appsetCheckout(t, "shop-staging")
+	r := runGate(t, good, "check", "-f", "argocd/", "--apps-root", ".", "--repo-url", gitopsRepo, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("green checkout: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var doc struct {
+		Results []struct{ Rule, Message string }
+		Summary struct{ Resources int }
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// The ApplicationSet, its 2 Applications and their 2 renders.
+	if len(doc.Results) != 0 || doc.Summary.Resources != 1+2+2 {
+		t.Errorf("%d findings over %d resources, want none over 5:\n%s", len(doc.Results), doc.Summary.Resources, r.Stdout)
+	}
+
+	bad := appsetCheckout(t, "shop-stagin")
+	for _, format := range []string{"text", "json", "sarif", "junit", "github"} {
+		r = runGate(t, bad, "check", "-f", "argocd/", "--apps-root", ".", "--repo-url", gitopsRepo, "-o", format)
+		if r.Code != 1 {
+			t.Fatalf("-o %s: exit %d, want 1\n%s%s", format, r.Code, r.Stdout, r.Stderr)
+		}
+		for _, want := range []string{"argocd-destination-namespace", "shop-staging", "spec.generators[0].list.elements[1]", "ApplicationSet argocd/shop"} {
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("-o %s: the finding does not name %q:\n%s", format, want, r.Stdout)
+			}
+		}
+	}
+}
+
+func TestE2EApplicationSetClusterGeneratorIsNoVerdict(t *testing.T) {
+	dir := appsetCheckout(t, "shop-staging")
+	testutil.WriteFiles(t, dir, map[string]string{"argocd/fleet.yaml": `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: fleet, namespace: argocd}
+spec:
+  generators:
+  - clusters: {selector: {matchLabels: {env: prod}}}
+  template:
+    metadata: {name: 'shop-{{name}}'}
+    spec:
+      project: default
+      source: {repoURL: ` + gitopsRepo + `, path: envs/prod}
+      destination: {server: '{{server}}', namespace: shop-prod}
+`})
+	r := runGate(t, dir, "check", "-f", "argocd/", "--apps-root", ".", "--repo-url", gitopsRepo)
+	if r.Code != 3 || !strings.Contains(r.Stdout+r.Stderr, "spec.generators[0].clusters") {
+		t.Fatalf("exit %d, want 3 naming the clusters generator\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// Without --apps-root nothing is expanded: the ApplicationSets are
+	// reported as not rendered, as before.
+	r = runGate(t, dir, "check", "-f", "argocd/")
+	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 2 {
+		t.Fatalf("without --apps-root: exit %d, want 0 and 2 warnings\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
