@@ -103,3 +103,83 @@ spec:
 		t.Fatalf("without --apps-root: exit %d, want 0 and 2 warnings\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// fleetRepo is the url of the Flux checkouts below.
+const fleetRepo = "ssh://git@github.com/example/fleet"
+
+// fleetCheckout is a repository as `flux bootstrap` leaves it, with an
+// apps Kustomization whose images: entry sets newTag (and digest unless
+// digest is "").
+func fleetCheckout(t *testing.T, digest string) string {
+	image := "    - {name: ghcr.io/example/web, newTag: \"1.4.2\""
+	if digest != "" {
+		image += ", digest: " + digest
+	}
+	image += "}\n"
+	return testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"clusters/prod/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 1m, url: ` + fleetRepo + `, ref: {branch: main}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 10m, path: ./clusters/prod, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+`,
+		"clusters/prod/apps.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps/prod
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+  targetNamespace: shop
+  images:
+` + image + `  postBuild:
+    substitute: {REPLICAS: "3"}
+`,
+		"apps/prod/kustomization.yaml": "resources: [web.yaml]\n",
+		"apps/prod/web.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: ${REPLICAS}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: ghcr.io/example/web:1.0.0}]}
+`,
+	})
+}
+
+func TestE2EFluxKustomization(t *testing.T) {
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	good := fleetCheckout(t, digest)
+	r := runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var doc struct{ Summary struct{ Resources int } }
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// Input: GitRepository + 2 Kustomizations; flux-system renders those 3
+	// again, apps renders the Deployment.
+	if doc.Summary.Resources != 3+3+1 {
+		t.Errorf("%d resources, want 7", doc.Summary.Resources)
+	}
+	// The Kustomization's images: sets a tag without the digest: the
+	// render is what the cluster receives, and it is red.
+	bad := fleetCheckout(t, "")
+	r = runGate(t, bad, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "ghcr.io/example/web:1.4.2") || !strings.Contains(r.Stdout, "rendered by Flux Kustomization flux-system/apps") {
+		t.Fatalf("exit %d, want 1 naming the Kustomization\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// Another repository: no verdict.
+	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", "https://github.com/someone/else")
+	if r.Code != 3 || !strings.Contains(r.Stdout+r.Stderr, "is not the repository checked out") {
+		t.Fatalf("another repository: exit %d, want 3\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
