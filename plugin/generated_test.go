@@ -182,4 +182,27 @@ func TestE2EFluxKustomization(t *testing.T) {
 	if r.Code != 3 || !strings.Contains(r.Stdout+r.Stderr, "is not the repository checked out") {
 		t.Fatalf("another repository: exit %d, want 3\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// A Kustomization without targetNamespace over objects without a
+	// namespace: kustomize-controller cannot apply them.
+	testutil.WriteFiles(t, good, map[string]string{
+		"clusters/prod/infra.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: infra, namespace: flux-system}
+spec: {interval: 1h, path: ./infra, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+`,
+		"infra/quota.yaml": "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {pods: \"50\"}}\n",
+	})
+	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "[flux-target-namespace] Kustomization/infra") || !strings.Contains(r.Stdout, "ResourceQuota/compute") {
+		t.Fatalf("no targetNamespace: exit %d, want 1\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// selftest: the targetNamespace mutant is caught on the rendered ones.
+	r = runGate(t, fleetCheckout(t, digest), "selftest", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
+	caught := false
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		caught = caught || strings.HasPrefix(line, "flux-target-namespace") && strings.Contains(line, "FAIL")
+	}
+	if r.Code != 0 || !caught {
+		t.Errorf("selftest: exit %d, the targetNamespace mutant must be caught\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 }

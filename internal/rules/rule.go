@@ -31,7 +31,7 @@ type Rule struct {
 }
 
 // Families, in the order rules are listed.
-var Families = []string{"render", "images", "rollouts", "argocd", "live"}
+var Families = []string{"render", "images", "rollouts", "argocd", "flux", "live"}
 
 // Mutant changes a copy of a passing input so that its rule must fire.
 // Apply edits s in place and returns false when the input holds nothing to
