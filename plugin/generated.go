@@ -35,6 +35,8 @@ type generatedUnit struct {
 	by string
 	// elements maps a generated Application's name to its generator element.
 	elements map[string]string
+	// set is the ApplicationSet, for selftest's mutant.
+	set *yaml.RNode
 }
 
 // generate returns the units the level's ApplicationSets and Flux objects
@@ -98,7 +100,7 @@ func (a *appRenderer) expandAppSet(u *unit, set *yaml.RNode) *unit {
 	if !a.once(name) {
 		return nil
 	}
-	g := &unit{name: name, generated: &generatedUnit{by: name, elements: map[string]string{}}}
+	g := &unit{name: name, generated: &generatedUnit{by: name, elements: map[string]string{}, set: set}}
 	gens, err := appset.Expand(set, appset.Options{Root: a.o.appsRoot, IsCheckout: a.isCheckout})
 	if err != nil {
 		g.err = fmt.Errorf("%s: %w: no verdict on what it generates", name, err)

@@ -206,3 +206,17 @@ spec: {interval: 1h, path: ./infra, prune: true, sourceRef: {kind: GitRepository
 		t.Errorf("selftest: exit %d, the targetNamespace mutant must be caught\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+func TestE2EApplicationSetSelftest(t *testing.T) {
+	r := runGate(t, appsetCheckout(t, "shop-staging"), "selftest", "-f", "argocd/", "--apps-root", ".", "--repo-url", gitopsRepo)
+	if r.Code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	caught := false
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		caught = caught || strings.Contains(line, "an ApplicationSet list element with a wrong namespace (spec.generators[0].list.elements[0].namespace)") && strings.Contains(line, "FAIL")
+	}
+	if !caught {
+		t.Errorf("the ApplicationSet element mutant was not run or not caught:\n%s", r.Stdout)
+	}
+}
