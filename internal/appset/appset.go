@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"text/template"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -73,6 +74,8 @@ type expander struct {
 	opts Options
 	spec spec
 	name string // namespace/name, for errors
+	// templates caches parsed Go templates by options and text.
+	templates map[string]*template.Template
 }
 
 // Expand returns the Applications an ApplicationSet generates, in

@@ -47,15 +47,13 @@ var isTemplated = regexp.MustCompile("{{.*}}")
 // param of that name left as written.
 func (e *expander) replace(s string, p map[string]any, options []string) (string, error) {
 	if e.spec.GoTemplate {
-		t, err := baseTemplate.Clone()
+		// Text without an action renders as itself: no parse needed.
+		if !strings.Contains(s, "{{") {
+			return s, nil
+		}
+		t, err := e.parsed(s, options)
 		if err != nil {
 			return "", err
-		}
-		for _, o := range options {
-			t = t.Option(o)
-		}
-		if t, err = t.Parse(s); err != nil {
-			return "", fmt.Errorf("parsing template %q: %w", s, err)
 		}
 		var b bytes.Buffer
 		if err := t.Execute(&b, p); err != nil {
@@ -77,6 +75,30 @@ func (e *expander) replace(s string, p map[string]any, options []string) (string
 		}
 		return io.WriteString(w, v)
 	}), nil
+}
+
+// parsed returns a string parsed as a Go template with the options, parsed
+// once per expansion: cloning the sprig function map is most of the cost.
+func (e *expander) parsed(s string, options []string) (*template.Template, error) {
+	key := strings.Join(options, ",") + "\x00" + s
+	if t, ok := e.templates[key]; ok {
+		return t, nil
+	}
+	t, err := baseTemplate.Clone()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range options {
+		t = t.Option(o)
+	}
+	if t, err = t.Parse(s); err != nil {
+		return nil, fmt.Errorf("parsing template %q: %w", s, err)
+	}
+	if e.templates == nil {
+		e.templates = map[string]*template.Template{}
+	}
+	e.templates[key] = t
+	return t, nil
 }
 
 // renderTree renders every string, and every map key, of a decoded JSON
