@@ -108,12 +108,12 @@ spec:
 `,
 }
 
-func writeFleet(t *testing.T) string {
+func writeFleet(t testing.TB) string {
 	return testutil.WriteFiles(t, t.TempDir(), fleet)
 }
 
 // objects parses a file of the fleet.
-func objects(t *testing.T, file string) []*yaml.RNode {
+func objects(t testing.TB, file string) []*yaml.RNode {
 	t.Helper()
 	nodes, err := readAll(fleet[file])
 	if err != nil {

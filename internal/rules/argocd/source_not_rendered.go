@@ -22,7 +22,7 @@ func checkSourceNotRendered(c *rules.Context) []finding.Finding {
 		switch {
 		case argo.Is(r, "ApplicationSet"):
 			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityWarning, r, "spec.generators", nil,
-				"ApplicationSet %s generates its Applications at run time: the gate does not run generators, so what they deploy was not checked", manifest.Name(r)))
+				"ApplicationSet %s generates its Applications at run time: without --apps-root the gate does not expand its generators, so what they deploy was not checked; run `kubectl gate check --apps-root DIR` on a checkout of the repository", manifest.Name(r)))
 		case argo.IsApplication(r):
 			out = append(out, notRendered(c, r)...)
 		}
