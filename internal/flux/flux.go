@@ -146,7 +146,8 @@ func Render(ks *yaml.RNode, root string, resources []*yaml.RNode) ([]*yaml.RNode
 		return nil, fmt.Errorf("%s: building %s: %w", name, dir, err)
 	}
 	if substitute {
-		if err := substituteAll(obj, vars, m.Resources()); err != nil {
+		always := str(ks, "spec", "postBuild", "substituteStrategy") == "Always"
+		if err := substituteAll(obj, vars, always, m.Resources()); err != nil {
 			return nil, fmt.Errorf("%s: postBuild: %w", name, err)
 		}
 	}
@@ -255,8 +256,10 @@ func readData(obj *yaml.RNode, vars map[string]string) error {
 
 // substituteAll runs Flux's substitution on every resource with the
 // collected variables as the Kustomization's inline postBuild.substitute
-// (dry run: Flux then reads nothing from a cluster).
-func substituteAll(obj unstructured.Unstructured, vars map[string]string, resources []*resource.Resource) error {
+// (dry run: Flux then reads nothing from a cluster). always is
+// postBuild.substituteStrategy: Always — substitute even without variables,
+// so ${VAR:=default} defaults apply.
+func substituteAll(obj unstructured.Unstructured, vars map[string]string, always bool, resources []*resource.Resource) error {
 	withVars := obj.DeepCopy()
 	flat := make(map[string]any, len(vars))
 	for k, v := range vars {
@@ -268,7 +271,7 @@ func substituteAll(obj unstructured.Unstructured, vars map[string]string, resour
 	unstructured.RemoveNestedField(withVars.Object, "spec", "postBuild", "substituteFrom")
 	for _, res := range resources {
 		if _, err := fluxkustomize.SubstituteVariables(context.Background(), nil, *withVars, res,
-			fluxkustomize.SubstituteWithDryRun(true)); err != nil {
+			fluxkustomize.SubstituteWithDryRun(true), fluxkustomize.SubstituteWithAlways(always)); err != nil {
 			return fmt.Errorf("%s %s: %w", res.GetKind(), res.GetName(), err)
 		}
 	}

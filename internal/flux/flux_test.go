@@ -231,3 +231,19 @@ func TestSources(t *testing.T) {
 		t.Fatal("FindSource did not find the GitRepository")
 	}
 }
+
+func TestSubstituteStrategyAlways(t *testing.T) {
+	root := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\ndata: {replicas: '${REPLICAS:=2}'}\n",
+	})
+	for strategy, want := range map[string]string{"": "${REPLICAS:=2}", "Always": "2"} {
+		ks, _ := yaml.Parse("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: k, namespace: flux-system}\nspec: {path: ./app, postBuild: {substituteStrategy: '" + strategy + "'}}\n")
+		got, err := Render(ks, root, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := str(got[0], "data", "replicas"); v != want {
+			t.Errorf("substituteStrategy %q: replicas = %q, want %q", strategy, v, want)
+		}
+	}
+}
