@@ -8,8 +8,7 @@ import (
 
 // FuzzRender feeds Flux Kustomizations (untrusted input from the checkout)
 // to Render over the fleet checkout: an error or a render, never a panic,
-// and never a read outside the checkout. Seeds: the fleet's Kustomizations
-// .
+// and never a read outside the checkout. Seeds: the fleet's Kustomizations.
 func FuzzRender(f *testing.F) {
 	f.Add(fleet["clusters/prod/apps.yaml"])
 	f.Add("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: p, namespace: flux-system}\nspec: {path: ./apps/plain, postBuild: {substitute: {A: b}}}\n")
