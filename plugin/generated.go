@@ -65,7 +65,7 @@ func (a *appRenderer) generate(level []*unit) []*unit {
 			case flux.IsKustomization(r):
 				g = a.renderFlux(u, r)
 			case flux.IsHelmRelease(r):
-				g = a.helmRelease(r)
+				g = a.helmRelease(u, r)
 			}
 			if g != nil {
 				out = append(out, g)
@@ -123,6 +123,7 @@ func (a *appRenderer) expandAppSet(u *unit, set *yaml.RNode) *unit {
 func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
 	name := "Flux " + flux.Name(ks)
 	if !a.once(name) {
+		rendered(u, ks)
 		return nil
 	}
 	g := &unit{name: name, generated: &generatedUnit{by: name}}
@@ -145,8 +146,9 @@ func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
 
 // helmRelease: a HelmRelease is not rendered yet (issue 13 §3: the Helm
 // renderer is another part of the work); it is no verdict, naming the chart.
-func (a *appRenderer) helmRelease(hr *yaml.RNode) *unit {
+func (a *appRenderer) helmRelease(u *unit, hr *yaml.RNode) *unit {
 	name := "Flux " + flux.Name(hr)
+	rendered(u, hr)
 	if !a.once(name) {
 		return nil
 	}
@@ -155,6 +157,13 @@ func (a *appRenderer) helmRelease(hr *yaml.RNode) *unit {
 		chart = "chartRef " + yamlString(hr, "spec", "chartRef", "kind") + "/" + yamlString(hr, "spec", "chartRef", "name")
 	}
 	return &unit{name: name, err: fmt.Errorf("%s: chart %s is not rendered: the gate does not render HelmReleases: no verdict", name, chart)}
+}
+
+// rendered records on u that a Flux object was handled elsewhere (rendered
+// from its first copy, or no verdict): flux-not-rendered then stays quiet
+// about this copy, and the flux rules judge only the first.
+func rendered(u *unit, obj *yaml.RNode) {
+	u.apps = append(u.apps, argo.AppSource{App: obj, Index: -1, Skipped: "handled with its first copy"})
 }
 
 func yamlString(n *yaml.RNode, path ...string) string {

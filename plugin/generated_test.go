@@ -177,6 +177,11 @@ func TestE2EFluxKustomization(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stdout, "ghcr.io/example/web:1.4.2") || !strings.Contains(r.Stdout, "rendered by Flux Kustomization flux-system/apps") {
 		t.Fatalf("exit %d, want 1 naming the Kustomization\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// Without --apps-root nothing Flux deploys is rendered: said, not passed.
+	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/")
+	if r.Code != 0 || strings.Count(r.Stdout, "[flux-not-rendered]") != 2 {
+		t.Fatalf("without --apps-root: exit %d, want 0 and 2 warnings\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 	// Another repository: no verdict.
 	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", "https://github.com/someone/else")
 	if r.Code != 3 || !strings.Contains(r.Stdout+r.Stderr, "is not the repository checked out") {

@@ -28,6 +28,7 @@ func RuleIDs() []string {
 		"argocd-ignore-differences",
 		"argocd-source-empty",
 		"argocd-source-not-rendered",
+		"flux-not-rendered",
 		"flux-target-namespace",
 		"live-health",
 		"live-images",

@@ -42,6 +42,7 @@ func Rules() []rules.Rule {
 		argocd.SourceEmpty,
 		argocd.SourceNotRendered,
 
+		flux.NotRendered,
 		flux.TargetNamespace,
 
 		live.Health,

@@ -98,3 +98,14 @@ func TestMoveTargetFires(t *testing.T) {
 		}
 	}
 }
+
+func TestNotRendered(t *testing.T) {
+	hr := "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: flux-system}\nspec: {chart: {spec: {chart: ./charts/web, sourceRef: {kind: GitRepository, name: flux-system}}}}\n"
+	ruletest.Run(t, NotRendered, []ruletest.Case{
+		{Name: "rendered", Input: apps(""), Setup: rendered(t, "shop")},
+		{Name: "no --apps-root", Input: apps("") + "---\n" + hr, Want: []string{"spec: was not rendered", "spec: was not rendered"}},
+		{Name: "handled elsewhere", Input: hr, Setup: func(c *rules.Context) {
+			c.Apps = []argo.AppSource{{App: ruletest.Parse(t, hr)[0], Index: -1, Skipped: "handled with its first copy"}}
+		}},
+	})
+}
