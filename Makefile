@@ -25,6 +25,7 @@ include .ci/cluster.mk
 -include .ci/rollouts.mk
 -include .ci/bench.mk
 -include .ci/dist.mk
+-include .ci/flux.mk
 
 .PHONY: all build test unit e2e demo lint tools bench clean
 all: build
@@ -45,7 +46,7 @@ $(TOOLS)/kustomize-%/kustomize:
 # test: what CI runs. Binaries are built first so the end-to-end tests run
 # exactly what a user installs; bin/ goes first on PATH so the real kubectl
 # dispatches `kubectl gate` to it.
-test: build tools dist-tools $(CLUSTER_ASSETS_DEP)
+test: build tools dist-tools flux-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 ./...
 
 unit:
