@@ -101,12 +101,14 @@ func (a *appRenderer) expandAppSet(u *unit, set *yaml.RNode) *unit {
 		return nil
 	}
 	g := &unit{name: name, generated: &generatedUnit{by: name, elements: map[string]string{}, set: set}}
+	// Expanded or no verdict: either way argocd-source-not-rendered's
+	// "without --apps-root" warning does not apply to it.
+	u.expanded = append(u.expanded, set.GetName())
 	gens, err := appset.Expand(set, appset.Options{Root: a.o.appsRoot, IsCheckout: a.isCheckout})
 	if err != nil {
 		g.err = fmt.Errorf("%s: %w: no verdict on what it generates", name, err)
 		return g
 	}
-	u.expanded = append(u.expanded, set.GetName())
 	file := manifest.SourceFile(set)
 	for _, gen := range gens {
 		if file != nil {

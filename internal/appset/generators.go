@@ -16,7 +16,7 @@ import (
 // the result on the flattened params.
 func (e *expander) params(g map[string]any, kind, field string, genParams map[string]any) ([]params, error) {
 	if why, ok := offline[kind]; ok {
-		return nil, &NoVerdictError{Generator: field + "." + kind, Reason: why + ": the gate cannot know what it generates"}
+		return nil, &NoVerdictError{Generator: field + "." + kind, Reason: why}
 	}
 	if len(genParams) > 0 {
 		interpolated, err := e.interpolate(g, genParams)
