@@ -86,7 +86,7 @@ func attachApps(ctx context.Context, o *options, units []*unit, progress func(st
 			fresh = append(fresh, a.plan(u)...)
 		}
 		a.render(ctx, fresh, progress)
-		generated := a.generate(level)
+		generated := a.generate(ctx, level)
 		level = level[:0:0]
 		for _, u := range fresh {
 			if u.source.skipped == "" {

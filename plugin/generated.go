@@ -1,7 +1,9 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/flux"
+	"github.com/kubectl-gate/kubectl-gate/internal/helm"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 )
@@ -26,7 +29,8 @@ import (
 // on a generated Application name the generator element; findings in a
 // Flux render name the Kustomization. What cannot be generated here (a
 // generator needing a cluster or an SCM, another repository, variables
-// from the cluster, a HelmRelease) is a unit with an error: no verdict.
+// from the cluster, a HelmRelease whose chart is not a directory of the
+// checkout) is a unit with an error: no verdict.
 
 // generatedUnit is what a unit made by a controller knows.
 type generatedUnit struct {
@@ -41,7 +45,7 @@ type generatedUnit struct {
 
 // generate returns the units the level's ApplicationSets and Flux objects
 // generate, each generated once per run.
-func (a *appRenderer) generate(level []*unit) []*unit {
+func (a *appRenderer) generate(ctx context.Context, level []*unit) []*unit {
 	if a.generated == nil {
 		a.generated = map[string]bool{}
 	}
@@ -65,7 +69,7 @@ func (a *appRenderer) generate(level []*unit) []*unit {
 			case flux.IsKustomization(r):
 				g = a.renderFlux(u, r)
 			case flux.IsHelmRelease(r):
-				g = a.helmRelease(u, r)
+				g = a.helmRelease(ctx, u, r)
 			}
 			if g != nil {
 				out = append(out, g)
@@ -146,19 +150,76 @@ func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
 	return g
 }
 
-// helmRelease: a HelmRelease is not rendered yet (issue 13 §3: the Helm
-// renderer is another part of the work); it is no verdict, naming the chart.
-func (a *appRenderer) helmRelease(u *unit, hr *yaml.RNode) *unit {
+// helmRelease renders a HelmRelease whose chart is a path in the checkout
+// (sourceRef: the checkout's GitRepository) as helm-controller does: the
+// chart directory through internal/helm, release name spec.releaseName
+// else [targetNamespace-]name, namespace spec.targetNamespace else the
+// HelmRelease's, spec.values, CRDs included (install.crds defaults to
+// Create). What it cannot render faithfully here (chartRef, a HelmRepository
+// or OCI chart, valuesFrom, chart valuesFiles, postRenderers) is no verdict,
+// naming the chart.
+func (a *appRenderer) helmRelease(ctx context.Context, u *unit, hr *yaml.RNode) *unit {
 	name := "Flux " + flux.Name(hr)
-	rendered(u, hr)
 	if !a.once(name) {
+		rendered(u, hr)
 		return nil
 	}
+	g := &unit{name: name, generated: &generatedUnit{by: name}}
 	chart := yamlString(hr, "spec", "chart", "spec", "chart")
-	if chart == "" {
-		chart = "chartRef " + yamlString(hr, "spec", "chartRef", "kind") + "/" + yamlString(hr, "spec", "chartRef", "name")
+	ref := flux.SourceRef{Kind: yamlString(hr, "spec", "chart", "spec", "sourceRef", "kind"), Name: yamlString(hr, "spec", "chart", "spec", "sourceRef", "name"),
+		Namespace: yamlString(hr, "spec", "chart", "spec", "sourceRef", "namespace")}
+	if ref.Namespace == "" {
+		ref.Namespace = hr.GetNamespace()
 	}
-	return &unit{name: name, err: fmt.Errorf("%s: chart %s is not rendered: the gate does not render HelmReleases: no verdict", name, chart)}
+	src := flux.FindSource(ref, a.fluxSources)
+	unsupported := ""
+	for _, f := range [][]string{{"spec", "chartRef"}, {"spec", "valuesFrom"}, {"spec", "chart", "spec", "valuesFiles"}, {"spec", "postRenderers"}} {
+		if n, _ := hr.Pipe(yaml.Lookup(f...)); n != nil && unsupported == "" {
+			unsupported = strings.Join(f, ".")
+		}
+	}
+	switch {
+	case unsupported != "":
+		g.err = fmt.Errorf("%s: chart %s: %s is not rendered by the gate: no verdict", name, chart, unsupported)
+	case ref.Kind != "GitRepository":
+		g.err = fmt.Errorf("%s: chart %s comes from %s %s/%s, not the checkout: no verdict", name, chart, ref.Kind, ref.Namespace, ref.Name)
+	case src == nil || !a.isCheckout(yamlString(src, "spec", "url")):
+		g.err = fmt.Errorf("%s: chart %s: its GitRepository %s/%s is not in the input or not the checkout at %s: no verdict", name, chart, ref.Namespace, ref.Name, a.o.appsRoot)
+	default:
+		g.resources, g.err = a.renderRelease(ctx, hr, chart)
+		if g.err != nil {
+			g.err = fmt.Errorf("%s: chart %s: %w", name, chart, g.err)
+		}
+	}
+	u.apps = append(u.apps, argo.AppSource{App: hr, Index: -1, Path: chart})
+	a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: g})
+	return g
+}
+
+// renderRelease renders a HelmRelease's chart directory from the checkout.
+func (a *appRenderer) renderRelease(ctx context.Context, hr *yaml.RNode, chart string) ([]*yaml.RNode, error) {
+	rel := filepath.Clean(filepath.FromSlash(strings.TrimPrefix(chart, "/")))
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("the chart path leaves the repository")
+	}
+	target := yamlString(hr, "spec", "targetNamespace")
+	o := helm.Options{ReleaseName: yamlString(hr, "spec", "releaseName"), Namespace: target, IncludeCRDs: true}
+	if o.ReleaseName == "" {
+		o.ReleaseName = hr.GetName()
+		if target != "" {
+			o.ReleaseName = target + "-" + hr.GetName()
+		}
+	}
+	if len(o.ReleaseName) > 53 {
+		return nil, fmt.Errorf("release name %q is longer than 53 characters: helm-controller shortens it with a hash the gate does not compute: no verdict", o.ReleaseName)
+	}
+	if o.Namespace == "" {
+		o.Namespace = hr.GetNamespace()
+	}
+	if v, _ := hr.Pipe(yaml.Lookup("spec", "values")); v != nil {
+		o.InlineValues = [][]byte{[]byte(v.MustString())}
+	}
+	return helm.Render(ctx, filepath.Join(a.o.appsRoot, rel), filepath.ToSlash(rel), o)
 }
 
 // rendered records on u that a Flux object was handled elsewhere (rendered

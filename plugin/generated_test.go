@@ -225,3 +225,44 @@ func TestE2EApplicationSetSelftest(t *testing.T) {
 		t.Errorf("the ApplicationSet element mutant was not run or not caught:\n%s", r.Stdout)
 	}
 }
+
+func TestE2EFluxHelmReleaseLocalChart(t *testing.T) {
+	const digest = "@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	dir := fleetCheckout(t, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+	release := func(image string) map[string]string {
+		return map[string]string{
+			"charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+			"charts/web/templates/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: '{{ .Release.Name }}', namespace: '{{ .Release.Namespace }}'}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: '{{ .Values.image }}'}]}
+`,
+			"clusters/prod/web.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: web, namespace: flux-system}
+spec:
+  interval: 10m
+  targetNamespace: shop
+  chart:
+    spec: {chart: ./charts/web, sourceRef: {kind: GitRepository, name: flux-system}}
+  values: {image: "` + image + `"}
+`,
+		}
+	}
+	testutil.WriteFiles(t, dir, release("ghcr.io/example/web:1.4.2"+digest))
+	r := runGate(t, dir, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
+	if r.Code != 0 {
+		t.Fatalf("pinned chart value: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	testutil.WriteFiles(t, dir, release("ghcr.io/example/web:1.4.2"))
+	r = runGate(t, dir, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
+	for _, want := range []string{"[image-digest] Deployment/shop-web (ns shop)", "rendered by Flux HelmRelease flux-system/web"} {
+		if r.Code != 1 || !strings.Contains(r.Stdout, want) {
+			t.Fatalf("a tag from the HelmRelease's values: exit %d, want 1 and %q\n%s%s", r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+}
