@@ -31,6 +31,7 @@ include .ci/cluster.mk
 include .ci/fuzz.mk
 -include .ci/schemas.mk
 -include .ci/policy.mk
+-include .ci/flux.mk
 
 .PHONY: all build test unit e2e demo lint tools bench clean
 all: build
@@ -54,7 +55,7 @@ $(TOOLS)/helm-%/helm:
 # test: what CI runs. Binaries are built first so the end-to-end tests run
 # exactly what a user installs; bin/ goes first on PATH so the real kubectl
 # dispatches `kubectl gate` to it.
-test: build tools dist-tools policy-tools $(CLUSTER_ASSETS_DEP)
+test: build tools dist-tools policy-tools flux-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 ./...
 
 unit:

@@ -365,6 +365,21 @@ wait "$REG_PID" 2>/dev/null || true
 REG_PID=
 HOST=
 
+# ---- 3b. ApplicationSets: 100 generated Applications over a checkout ---------
+# (issue 13) One ApplicationSet (git directories generator) over 100 kustomize
+# directories of 10 objects each, against the same 100 Applications written
+# out: the cost of expanding the generator on top of rendering the sources.
+log "3b. ApplicationSets: 100 generated Applications over a checkout"
+"$GO" build -o "$W/appsetgen" ./internal/benchgen/cmd/appsetgen
+"$W/appsetgen" -dir "$W/appset-checkout" -apps 100 -objects 10
+APPSET_REPO=https://github.com/example/bench-gitops.git
+run gate-appset 0 "$GATE" check -f "$W/appset-checkout/argocd/" --apps-root "$W/appset-checkout" --repo-url "$APPSET_REPO"
+AS=("$M_WALL" "$M_CPU" "$M_RSS")
+row "gate check ApplicationSet → 100 apps" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "$(grep -oE '[0-9]+ resource' "$W/gate-appset.out" | head -n 1)s"
+run gate-appset-written 0 "$GATE" check -f "$W/appset-checkout/written/" --apps-root "$W/appset-checkout" --repo-url "$APPSET_REPO"
+row "gate check 100 written Applications" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "the same Applications, written"
+NOTES+=("ApplicationSet / written Applications: wall $(ratio "${AS[0]}" "$M_WALL"), cpu $(ratio "${AS[1]}" "$M_CPU"), RSS $(ratio "${AS[2]}" "$M_RSS")")
+
 # ---- 4. Go benchmarks --------------------------------------------------------
 GOB=()
 if [[ $GOBENCH == 1 ]]; then

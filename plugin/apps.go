@@ -60,6 +60,9 @@ type appRenderer struct {
 	remotes []string
 	byKey   map[string]*unit
 	links   []appLink
+	// generated and fluxSources serve generate (generated.go).
+	generated   map[string]bool
+	fluxSources []*yaml.RNode
 }
 
 // attachApps renders the Applications' sources and returns the units with
@@ -83,17 +86,22 @@ func attachApps(ctx context.Context, o *options, units []*unit, progress func(st
 			fresh = append(fresh, a.plan(u)...)
 		}
 		a.render(ctx, fresh, progress)
+		generated := a.generate(ctx, level)
 		level = level[:0:0]
 		for _, u := range fresh {
 			if u.source.skipped == "" {
 				level = append(level, u)
 			}
 		}
+		level = append(level, generated...)
 		units = append(units, level...)
 	}
 	for _, l := range a.links {
 		as := &l.app.apps[l.i]
-		as.Resources, as.Err, as.Skipped = l.src.resources, l.src.err, l.src.source.skipped
+		as.Resources, as.Err = l.src.resources, l.src.err
+		if l.src.source != nil {
+			as.Skipped = l.src.source.skipped
+		}
 	}
 	return units, nil
 }
@@ -205,6 +213,9 @@ func renderSource(u *unit, opts render.Options) {
 // drops its render-empty when it rendered nothing: argocd-source-empty
 // reports that on the Application, once.
 func (u *unit) finish(rep *finding.Report, err error) (*finding.Report, error) {
+	if err == nil {
+		u.finishGenerated(rep)
+	}
 	if err != nil || u.source == nil {
 		return rep, err
 	}

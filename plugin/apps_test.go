@@ -135,8 +135,8 @@ func TestE2EAppsVariants(t *testing.T) {
 			[]string{"[argocd-source-empty] Application/bad (ns argocd) spec.source.path: its source examples/empty renders zero objects"}, ""},
 		{"a Helm chart is reported, not passed", map[string]string{"examples/apps/bad.yaml": app("{repoURL: https://charts.bitnami.com/bitnami, chart: redis, targetRevision: 18.0.0}", "redis")}, 3,
 			[]string{"ERROR [argocd-source-not-rendered] Application/bad (ns argocd) spec.source: this source was not rendered (Helm chart redis"}, ""},
-		{"an ApplicationSet is reported", map[string]string{"examples/apps/set.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: shops, namespace: argocd}\nspec: {generators: [{list: {elements: []}}], template: {metadata: {name: x}, spec: {}}}\n"}, 3,
-			[]string{"ERROR [argocd-source-not-rendered] ApplicationSet/shops"}, ""},
+		{"an ApplicationSet that generates nothing is red", map[string]string{"examples/apps/set.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: shops, namespace: argocd}\nspec: {generators: [{list: {elements: []}}], template: {metadata: {name: x}, spec: {}}}\n"}, 1,
+			[]string{"ERROR [render-empty]: ApplicationSet argocd/shops generates no Application"}, ""},
 		{"app of apps: the child's source is checked", map[string]string{
 			"examples/apps/bad.yaml":       app("{"+repo+", path: examples/children}", "argocd"),
 			"examples/children/child.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/overlays/staging}", "shop-staging"), "name: bad", "name: child")}, 1,
@@ -163,7 +163,9 @@ func TestE2EAppsVariants(t *testing.T) {
 			if !strings.Contains(strings.ToLower(r.Stdout+r.Stderr), strings.ToLower(c.failure)) {
 				t.Errorf("output lacks %q:\n%s%s", c.failure, r.Stdout, r.Stderr)
 			}
-			if strings.Contains(r.Stdout, "[render-empty]") {
+			// (An ApplicationSet that generates nothing is render-empty on
+			// its own unit: there is no source to double-count.)
+			if strings.Contains(r.Stdout, "[render-empty]") && !strings.Contains(r.Stdout, "generates no Application") {
 				t.Errorf("render-empty double-counts an empty source:\n%s", r.Stdout)
 			}
 		})

@@ -31,6 +31,11 @@ type unit struct {
 	// source is set on a unit that is such a render (--apps-root, apps.go).
 	apps   []argo.AppSource
 	source *appSource
+	// generated is set on a unit an ApplicationSet or a Flux object
+	// generated; expanded lists the ApplicationSets of this unit that were
+	// expanded (generated.go).
+	generated *generatedUnit
+	expanded  []string
 }
 
 // loadUnits renders every -k directory concurrently and reads the -f

@@ -98,6 +98,13 @@ func (r *runner) selftest(ctx context.Context, u *unit, errOut io.Writer) ([]sel
 	if err != nil {
 		return nil, fail(errOut, err)
 	}
+	if u.generated != nil && u.generated.set != nil {
+		row, err := r.appSetMutant(ctx, u, opts)
+		if err != nil {
+			return nil, fail(errOut, err)
+		}
+		more = append(more, row)
+	}
 	return append(rows, more...), ExitPass
 }
 

@@ -34,6 +34,8 @@ func RuleIDs() []string {
 		"argocd-ignore-differences",
 		"argocd-source-empty",
 		"argocd-source-not-rendered",
+		"flux-not-rendered",
+		"flux-target-namespace",
 		"policy",
 		"live-health",
 		"live-images",

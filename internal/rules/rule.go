@@ -29,6 +29,11 @@ type Rule struct {
 	// exit 3; no flag, config or in-tree object turns them off or lowers
 	// them (README, "Exit codes").
 	NoVerdict bool
+	// MayNoVerdict marks a rule some of whose findings are no verdict (a
+	// source it could not render, a schema it could not load): it runs even
+	// when configured off, and those findings are kept (finding.Configure);
+	// off drops only its findings that are a verdict.
+	MayNoVerdict bool
 	// Mutation says in a few words what selftest changes to make this rule
 	// fire; Mutants are those changes.
 	Mutation string
@@ -36,7 +41,7 @@ type Rule struct {
 }
 
 // Families, in the order rules are listed.
-var Families = []string{"render", "schema", "images", "rollouts", "argocd", "policy", "live"}
+var Families = []string{"render", "schema", "images", "rollouts", "argocd", "flux", "policy", "live"}
 
 // Mutant changes a copy of a passing input so that its rule must fire.
 // Apply edits s in place and returns false when the input holds nothing to
@@ -117,7 +122,7 @@ func Memo[T any](c *Context, key string, build func() T) T {
 func Run(c *Context, all []Rule) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range all {
-		if r.Check == nil || (c.Config.Rules[r.ID] == finding.Off && !r.NoVerdict) {
+		if r.Check == nil || (c.Config.Rules[r.ID] == finding.Off && !r.NoVerdict && !r.MayNoVerdict) {
 			continue
 		}
 		for _, f := range r.Check(c) {

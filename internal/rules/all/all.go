@@ -1,5 +1,5 @@
 // Package all lists every rule of the gate, explicitly and in order: the
-// render rules, then images, rollouts, argocd and live, by id within a
+// render rules, then images, rollouts, argocd, flux and live, by id within a
 // family. The engine, selftest, the plugin's `rules` command (and so the
 // README's rule table), SARIF metadata and config validation all read this
 // list; a rule that is not here does not exist.
@@ -8,6 +8,7 @@ package all
 import (
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/argocd"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/flux"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/live"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/policy"
@@ -49,6 +50,9 @@ func Rules() []rules.Rule {
 		argocd.IgnoreDifferences,
 		argocd.SourceEmpty,
 		argocd.SourceNotRendered,
+
+		flux.NotRendered,
+		flux.TargetNamespace,
 
 		policy.Policy,
 

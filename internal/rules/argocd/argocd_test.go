@@ -270,3 +270,17 @@ func messages(fs []finding.Finding) string {
 	}
 	return b.String()
 }
+
+// TestSourceNotRenderedCannotBeSwitchedOff: "off" or "warning" for the rule
+// does not turn a source the gate did not see into a pass (issue 9).
+func TestSourceNotRenderedCannotBeSwitchedOff(t *testing.T) {
+	helm := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: redis, namespace: argocd}\nspec:\n  source: {repoURL: https://charts.bitnami.com/bitnami, chart: redis, targetRevision: 18.0.0}\n  destination: {namespace: redis}\n"
+	for _, sev := range []string{"off", "warning"} {
+		cfg := config.Default()
+		cfg.Rules = map[string]string{"argocd-source-not-rendered": sev}
+		got := check(t, "argocd-source-not-rendered", ruletest.Parse(t, helm), nil, cfg)
+		if len(got) != 1 || !got[0].NoVerdict || got[0].Severity != finding.SeverityError {
+			t.Errorf("rule %s: %+v, want one no-verdict error", sev, got)
+		}
+	}
+}

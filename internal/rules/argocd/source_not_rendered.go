@@ -10,7 +10,7 @@ import (
 
 // SourceNotRendered says which Applications' sources the gate did not see.
 var SourceNotRendered = rules.Rule{
-	ID: "argocd-source-not-rendered", Default: finding.SeverityError, Family: "argocd",
+	ID: "argocd-source-not-rendered", Default: finding.SeverityError, Family: "argocd", MayNoVerdict: true,
 	Doc:    "an Application's source was not rendered, so nothing it deploys was checked (a Helm chart, a plugin, another repository, an ApplicationSet, or no --apps-root): no verdict, exit 3, unless the Application is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over an Application whose manifests nobody looked at",
 	Check:  checkSourceNotRendered,
@@ -68,7 +68,7 @@ func notSeen(c *rules.Context, r *yaml.RNode) []finding.Finding {
 		switch {
 		case argo.Is(r, "ApplicationSet"):
 			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, r, "spec.generators", nil,
-				"ApplicationSet %s generates its Applications at run time: the gate does not run generators, so what they deploy was not checked", manifest.Name(r)))
+				"ApplicationSet %s generates its Applications at run time: without --apps-root the gate does not expand its generators, so what they deploy was not checked; run `kubectl gate check --apps-root DIR` on a checkout of the repository", manifest.Name(r)))
 		case argo.IsApplication(r):
 			out = append(out, notRendered(c, r)...)
 		}

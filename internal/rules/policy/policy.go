@@ -12,7 +12,7 @@ import (
 
 // Policy reports what the configured policies decided.
 var Policy = rules.Rule{
-	ID: "policy", Default: finding.SeverityError, Family: "policy",
+	ID: "policy", Default: finding.SeverityError, Family: "policy", MayNoVerdict: true,
 	Doc: "a configured policy rejects an object: a ValidatingAdmissionPolicy (--policy, spec.policies, --policies-from-render) evaluated as the API server would on create " +
 		"(validationActions Deny → error, Warn → warning, Audit → info), or a Kyverno/Rego policy run by kyverno/conftest (--kyverno-policy, --rego); " +
 		"a policy that checks nothing is a warning, an authorizer check or a tool that is missing, crashes, times out or prints what does not parse is no verdict",
