@@ -209,6 +209,8 @@ func (u *unit) input(o *options, f finding.Finding) string {
 	switch {
 	case u.source != nil:
 		return "Application " + strings.Join(u.source.apps, ", ") + " source " + u.dir
+	case u.chart:
+		return "--chart " + u.name
 	case u.dir != "":
 		return "-k " + u.dir
 	case len(o.files) > 1 && f.File != nil && f.File.Path != "":

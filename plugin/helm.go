@@ -85,7 +85,7 @@ func (h *helmOptions) chartOptions() helm.Options {
 func chartUnits(ctx context.Context, h *helmOptions) []*unit {
 	var units []*unit
 	for _, dir := range h.charts {
-		u := &unit{name: dir}
+		u := &unit{name: dir, chart: true}
 		res, err := render.Chart(ctx, dir, h.chartOptions())
 		if err != nil {
 			u.err = fmt.Errorf("rendering Helm chart %s: %w", dir, err)

@@ -31,6 +31,8 @@ type unit struct {
 	// source is set on a unit that is such a render (--apps-root, apps.go).
 	apps   []argo.AppSource
 	source *appSource
+	// chart is set on a unit rendered from --chart.
+	chart bool
 	// generated is set on a unit an ApplicationSet or a Flux object
 	// generated; expanded lists the ApplicationSets of this unit that were
 	// expanded (generated.go).
