@@ -108,6 +108,9 @@ func (a *appRenderer) expandAppSet(u *unit, set *yaml.RNode) *unit {
 	// Expanded or no verdict: either way argocd-source-not-rendered's
 	// "without --apps-root" warning does not apply to it.
 	u.expanded = append(u.expanded, set.GetName())
+	// The rules see it too (argocd-source-not-rendered skips an
+	// ApplicationSet with an entry), in check and in selftest alike.
+	u.apps = append(u.apps, argo.AppSource{App: set, Index: -1, Skipped: "expanded: its Applications are checked as their own input"})
 	gens, err := appset.Expand(set, appset.Options{Root: a.o.appsRoot, IsCheckout: a.isCheckout})
 	if err != nil {
 		g.err = fmt.Errorf("%s: %w: no verdict on what it generates", name, err)

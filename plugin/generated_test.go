@@ -2,6 +2,8 @@ package plugin
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,10 +99,10 @@ spec:
 		t.Fatalf("exit %d, want 3 naming the clusters generator\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	// Without --apps-root nothing is expanded: the ApplicationSets are
-	// reported as not rendered, as before.
+	// not rendered, which is no verdict (issue 10), never a pass.
 	r = runGate(t, dir, "check", "-f", "argocd/")
-	if r.Code != 0 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 2 {
-		t.Fatalf("without --apps-root: exit %d, want 0 and 2 warnings\n%s%s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 3 || strings.Count(r.Stdout, "[argocd-source-not-rendered]") != 2 {
+		t.Fatalf("without --apps-root: exit %d, want 3 and 2 findings\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
 
@@ -177,10 +179,15 @@ func TestE2EFluxKustomization(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stdout, "ghcr.io/example/web:1.4.2") || !strings.Contains(r.Stdout, "rendered by Flux Kustomization flux-system/apps") {
 		t.Fatalf("exit %d, want 1 naming the Kustomization\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	// Without --apps-root nothing Flux deploys is rendered: said, not passed.
+	// Without --apps-root nothing Flux deploys is rendered: no verdict,
+	// never a pass; the trusted caller may exclude them by name, listed.
 	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/")
-	if r.Code != 0 || strings.Count(r.Stdout, "[flux-not-rendered]") != 2 {
-		t.Fatalf("without --apps-root: exit %d, want 0 and 2 warnings\n%s%s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 3 || strings.Count(r.Stdout, "[flux-not-rendered]") != 2 {
+		t.Fatalf("without --apps-root: exit %d, want 3 and 2 findings\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--exclude-app", "flux-system/apps", "--exclude-app", "flux-system")
+	if r.Code != 0 || strings.Count(r.Stdout, "INFO [flux-not-rendered]") != 2 {
+		t.Fatalf("excluded: exit %d, want 0 and 2 exclusions listed\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	// Another repository: no verdict.
 	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", "https://github.com/someone/else")
@@ -264,5 +271,27 @@ spec:
 		if r.Code != 1 || !strings.Contains(r.Stdout, want) {
 			t.Fatalf("a tag from the HelmRelease's values: exit %d, want 1 and %q\n%s%s", r.Code, want, r.Stdout, r.Stderr)
 		}
+	}
+}
+
+// TestE2EFluxBootstrapLayout: a repository as `flux bootstrap` writes it
+// has clusters/<name>/flux-system/kustomization.yaml. -R -f renders that
+// nested root with kustomize (as Flux's generated kustomization does)
+// instead of refusing it, and the Kustomizations beside it still render
+// from the checkout.
+func TestE2EFluxBootstrapLayout(t *testing.T) {
+	dir := fleetCheckout(t, "")
+	if err := os.WriteFile(filepath.Join(dir, "clusters/prod/flux-system/kustomization.yaml"),
+		[]byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [gotk-sync.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runGate(t, dir, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "ghcr.io/example/web:1.4.2") || !strings.Contains(r.Stdout, "rendered by Flux Kustomization flux-system/apps") {
+		t.Fatalf("exit %d, want 1 naming the Kustomization\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The given directory itself is still no -f input when it is a root.
+	r = runGate(t, dir, "check", "-R", "-f", "clusters/prod/flux-system", "--apps-root", ".", "--repo-url", fleetRepo)
+	if r.Code != 2 || !strings.Contains(r.Stderr, "use -k") {
+		t.Fatalf("-f on a root: exit %d, want 2\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -69,8 +69,20 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	units = append(units, chartUnits(ctx, &o.helm)...)
 	if len(o.files) > 0 {
 		u := &unit{name: fmt.Sprint(o.files)}
-		u.resources, u.err = render.Files(o.files, stdin, o.recursive, o.maxInputBytes)
-		units = append(units, u)
+		var roots []string
+		if o.recursive {
+			// -R: a nested kustomization root is rendered, not read raw
+			// (render.FilesAndRoots).
+			u.resources, roots, u.err = render.FilesAndRoots(o.files, stdin, true, o.maxInputBytes)
+		} else {
+			u.resources, u.err = render.Files(o.files, stdin, false, o.maxInputBytes)
+		}
+		if u.err != nil || len(u.resources) > 0 || len(roots) == 0 {
+			units = append(units, u)
+		}
+		for _, dir := range roots {
+			units = append(units, renderUnit(dir, o, helmCmd, err))
+		}
 	}
 	return units
 }

@@ -30,9 +30,24 @@ var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation
 // error naming it. Each input is read up to maxBytes (0:
 // stream.DefaultMaxBytes); a larger one is a *stream.TooLargeError.
 func Files(paths []string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yaml.RNode, error) {
+	return readPaths(paths, stdin, recursive, maxBytes, nil)
+}
+
+// FilesAndRoots is Files for -R -f: a subdirectory (never a given
+// directory itself) that is a kustomization root is not read raw but
+// returned in roots, for the caller to render with kustomize — as Flux's
+// kustomize-controller does with the kustomization it generates for a path
+// that has none, and as `kubectl apply -k` would.
+func FilesAndRoots(paths []string, stdin io.Reader, recursive bool, maxBytes int64) (nodes []*yaml.RNode, roots []string, err error) {
+	roots = []string{}
+	nodes, err = readPaths(paths, stdin, recursive, maxBytes, &roots)
+	return nodes, roots, err
+}
+
+func readPaths(paths []string, stdin io.Reader, recursive bool, maxBytes int64, roots *[]string) ([]*yaml.RNode, error) {
 	var out []*yaml.RNode
 	for _, p := range paths {
-		nodes, err := readPath(p, stdin, recursive, maxBytes)
+		nodes, err := readPath(p, stdin, recursive, maxBytes, roots)
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +56,7 @@ func Files(paths []string, stdin io.Reader, recursive bool, maxBytes int64) ([]*
 	return out, nil
 }
 
-func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yaml.RNode, error) {
+func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64, roots *[]string) ([]*yaml.RNode, error) {
 	if p == Stdin {
 		data, err := stream.ReadAll(stdin, maxBytes, "stdin")
 		if err != nil {
@@ -64,7 +79,7 @@ func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yam
 		}
 		return readFile(p, maxBytes)
 	}
-	files, err := manifestFiles(p, recursive)
+	files, err := manifestFiles(p, recursive, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +137,9 @@ func kustomizationInput(file, dir string) error {
 		"%s is a kustomization, not rendered manifests: its patches and transformer configs would be checked as resources and its render never would; use -k %s", filepath.ToSlash(file), filepath.ToSlash(dir))}
 }
 
-// manifestFiles lists the manifest files of a directory, sorted.
-func manifestFiles(dir string, recursive bool) ([]string, error) {
+// manifestFiles lists the manifest files of a directory, sorted. With
+// roots, a nested kustomization root is listed there instead of refused.
+func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -137,6 +153,10 @@ func manifestFiles(dir string, recursive bool) ([]string, error) {
 			// configs, not rendered objects: read raw, they would be checked
 			// as resources and the real render never would.
 			if root := kustomizationIn(p); root != "" {
+				if roots != nil && p != dir {
+					*roots = append(*roots, p)
+					return filepath.SkipDir
+				}
 				return kustomizationInput(root, p)
 			}
 			return nil

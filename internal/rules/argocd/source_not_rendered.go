@@ -67,6 +67,11 @@ func notSeen(c *rules.Context, r *yaml.RNode) []finding.Finding {
 	{
 		switch {
 		case argo.Is(r, "ApplicationSet"):
+			if _, expanded := appRenders(c).Of(r)[-1]; expanded {
+				// --apps-root expanded it: its Applications are checked
+				// as their own input (or are no verdict there).
+				break
+			}
 			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, r, "spec.generators", nil,
 				"ApplicationSet %s generates its Applications at run time: without --apps-root the gate does not expand its generators, so what they deploy was not checked; run `kubectl gate check --apps-root DIR` on a checkout of the repository", manifest.Name(r)))
 		case argo.IsApplication(r):
