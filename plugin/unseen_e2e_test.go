@@ -99,6 +99,12 @@ func TestE2EInputShapes(t *testing.T) {
 		"overlay/kustomization.yaml": "resources: [../base]\npatches: [{path: patch.yaml}]\n",
 		"overlay/patch.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {a: b}\n",
 		"fragment.yaml":              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\ndata: {a: b}\n",
+		// -R over a tree with a nested root: the root is rendered (its
+		// patch applied), not read raw.
+		"tree/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n",
+		"tree/app/kustomization.yaml": "resources: [web.yaml]\npatches: [{path: patch.yaml}]\n",
+		"tree/app/web.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
+		"tree/app/patch.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {a: b}\n",
 	})
 	overlay := filepath.Join(dir, "overlay")
 	cases := []struct {
@@ -110,7 +116,8 @@ func TestE2EInputShapes(t *testing.T) {
 		// Before: exit 0, the patch was checked as a resource.
 		{"-f on a kustomization root", []string{"-f", overlay}, 2, "use -k " + overlay},
 		{"-f on a kustomization file", []string{"-f", filepath.Join(overlay, "kustomization.yaml")}, 2, "use -k " + overlay},
-		{"-f -R over kustomization roots", []string{"-f", dir, "-R"}, 2, "use -k"},
+		{"-f -R over nested kustomization roots renders them", []string{"-f", filepath.Join(dir, "tree"), "-R"}, 0, "PASS: 2 resource(s)"},
+		{"-f -R on a kustomization root itself", []string{"-f", overlay, "-R"}, 2, "use -k " + overlay},
 		{"a document without apiVersion and kind", []string{"-f", filepath.Join(dir, "fragment.yaml")}, 3, "fragment.yaml: document 2 (counting from 1): not a Kubernetes object"},
 		{"-k on the same directory", []string{"-k", overlay}, 0, "PASS: 1 resource(s)"},
 	}

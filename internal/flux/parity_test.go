@@ -46,11 +46,19 @@ spec:
   targetNamespace: shop
   postBuild: {substituteStrategy: Always}
 `
+	// With every variable set but REPLICAS, substituteStrategy: Always
+	// applies ${REPLICAS:=1}.
+	files["clusters/prod/defaults-set.yaml"] = strings.Replace(strings.Replace(files["clusters/prod/defaults.yaml"],
+		"name: defaults,", "name: defaults-set,", 1),
+		"postBuild: {substituteStrategy: Always}", "postBuild: {substituteStrategy: Always, substitute: {CLUSTER_NAME: prod, REGION: eu}}", 1)
 	root := testutil.WriteFiles(t, t.TempDir(), files)
-	for _, c := range []struct{ name, file string }{
-		{"apps", "clusters/prod/apps-inline.yaml"},
-		{"plain", "clusters/prod/plain.yaml"},
-		{"defaults", "clusters/prod/defaults.yaml"},
+	for _, c := range []struct{ name, file, fails string }{
+		{"apps", "clusters/prod/apps-inline.yaml", ""},
+		{"plain", "clusters/prod/plain.yaml", ""},
+		// Unset ${CLUSTER_NAME}-${REGION} leaves "value: -", which is no
+		// longer YAML: flux build fails, and so must the gate.
+		{"defaults", "clusters/prod/defaults.yaml", "block sequence entries are not allowed"},
+		{"defaults-set", "clusters/prod/defaults-set.yaml", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ks, err := yaml.Parse(files[c.file])
@@ -58,12 +66,19 @@ spec:
 				t.Fatal(err)
 			}
 			ours, err := Render(ks, root, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			r := testutil.Run(t, root, "", nil, flux, "build", "kustomization", c.name,
 				"--path", filepath.Join(root, filepath.FromSlash(str(ks, "spec", "path"))),
 				"--kustomization-file", filepath.Join(root, filepath.FromSlash(c.file)), "--dry-run")
+			if c.fails != "" {
+				// Both refuse it, for the same reason.
+				if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, c.fails) || err == nil || !strings.Contains(err.Error(), c.fails) {
+					t.Fatalf("want both to fail with %q\n gate: %v\n flux build: exit %d %s%s", c.fails, err, r.Code, r.Stdout, r.Stderr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			if r.Code != 0 {
 				t.Fatalf("flux build: exit %d\n%s", r.Code, r.Stderr)
 			}

@@ -49,6 +49,12 @@ func TestParseKyvernoReport(t *testing.T) {
 	if len(fs) != 2 || fs[0].Result != Error || fs[0].Policy != "needs-vars" || fs[1].Result != Warning {
 		t.Fatalf("findings = %+v", fs)
 	}
+	// kyverno 1.19 prints a deprecation notice before the report (seen
+	// with the real CLI): a notice, not a result.
+	warned := append([]byte("Warning: p.yaml: kyverno.io/v1 ClusterPolicy is deprecated and will be removed in a future release\n"), read(t, "kyverno-report-fail.txt")...)
+	if fs, _, err := ParseKyvernoReport(warned); err != nil || len(fs) != 1 || fs[0].Result != Fail {
+		t.Errorf("report after a CLI warning: %+v, %v", fs, err)
+	}
 	for _, bad := range []string{"<html>", "apiVersion: v1\nkind: ConfigMap\n", "apiVersion: x\nkind: ClusterPolicyReport\nresults:\n- {policy: p, result: maybe}\n"} {
 		if _, _, err := ParseKyvernoReport([]byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)

@@ -83,6 +83,10 @@ func kyvernoSkipped(head string) ([]Finding, error) {
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "" || strings.Trim(line, "-") == "":
+		case strings.HasPrefix(line, "Warning: "):
+			// A CLI notice (kyverno 1.19 warns that kyverno.io/v1
+			// ClusterPolicy is deprecated): not a result, and the report
+			// that follows still has to parse.
 		case strings.HasPrefix(line, "Policies Skipped"):
 			what = "skipped: required variables are not provided"
 		case strings.HasPrefix(line, "Invalid Policies"):
