@@ -181,7 +181,9 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 					u.err = err
 				}
 			}()
+			end := doing(ctx, "rendering Application "+strings.Join(u.source.apps, ", ")+" source "+u.dir)
 			renderSource(u, opts)
+			end()
 			mu.Lock()
 			done++
 			progress(fmt.Sprintf("rendered %d/%d Application sources", done, len(fresh)))

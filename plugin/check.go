@@ -31,6 +31,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err := o.validate(pin); err != nil {
 		return fail(s.Err, err)
 	}
+	// --timeout bounds the whole run: renders (remote resources too),
+	// rules, policies and registry look-ups (stop.go).
+	defer setDeadline(ctx, o.timeout)()
 	base, err := loadConfig(o.configFile)
 	if err != nil {
 		return fail(s.Err, err)
@@ -52,7 +55,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	var out bytes.Buffer
 	code := ExitPass
 	for _, u := range units {
+		end := doing(ctx, "checking "+u.name)
 		rep, err := r.check(ctx, u)
+		end()
 		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
@@ -67,18 +72,25 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	r.progress("")
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
+		end := doing(ctx, "pinning "+o.writeKustomization)
 		failed, err := writeKustomization(ctx, o, r, s.Err)
+		end()
 		total.Findings = append(total.Findings, failed...)
 		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 		}
 	}
-	return r.finish(s, total, &out, code)
+	return r.finish(ctx, s, total, &out, code)
 }
 
-// finish prints the report and, for pin, the render, and returns the exit code.
-func (r *runner) finish(s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
+// finish prints the report and, for pin, the render, and returns the exit
+// code. A run that was stopped (the deadline, a signal) prints nothing: Run
+// reports it.
+func (r *runner) finish(ctx context.Context, s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
+	if !commit(ctx) {
+		return ExitNoVerdict
+	}
 	failOnWarning := r.o.failOn == config.FailOnWarning || r.failOnWarning
 	reportTo, color := s.Out, s.OutIsTTY
 	if r.pin {

@@ -78,7 +78,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringArrayVar(&o.insecureRegistries, "insecure-registry", nil, "reach this registry host over plain HTTP (repeatable)")
 	fs.StringVar(&o.platform, "platform", "", "pin this platform's manifest (os/arch) instead of the index")
 	fs.IntVar(&o.jobs, "jobs", 8, "concurrent registry look-ups")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall deadline for registry look-ups")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "deadline for the whole run (render, remote resources, rules, registry): exit 3 when it passes")
 	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR, signed with a key kept outside it (digests for a day, tags for --tag-ttl)")
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")

@@ -67,7 +67,7 @@ func (a *appRenderer) generate(ctx context.Context, level []*unit) []*unit {
 			case isApplicationSet(r):
 				g = a.expandAppSet(u, r)
 			case flux.IsKustomization(r):
-				g = a.renderFlux(u, r)
+				g = a.renderFlux(ctx, u, r)
 			case flux.IsHelmRelease(r):
 				g = a.helmRelease(ctx, u, r)
 			}
@@ -126,7 +126,7 @@ func (a *appRenderer) expandAppSet(u *unit, set *yaml.RNode) *unit {
 
 // renderFlux makes the unit of a Flux Kustomization's render and links it
 // to the Kustomization's unit.
-func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
+func (a *appRenderer) renderFlux(ctx context.Context, u *unit, ks *yaml.RNode) *unit {
 	name := "Flux " + flux.Name(ks)
 	if !a.once(name) {
 		rendered(u, ks)
@@ -143,7 +143,9 @@ func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
 	case !a.isCheckout(yamlString(src, "spec", "url")):
 		g.err = fmt.Errorf("%s: GitRepository %s/%s (%s) is not the repository checked out at %s: no verdict", name, ref.Namespace, ref.Name, yamlString(src, "spec", "url"), a.o.appsRoot)
 	default:
+		end := doing(ctx, "rendering "+name)
 		g.resources, g.err = flux.Render(ks, a.o.appsRoot, u.resources)
+		end()
 	}
 	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path")})
 	a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: g})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -55,7 +56,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 					units[i] = &unit{name: dir, dir: dir, err: err}
 				}
 			}()
-			units[i] = renderUnit(dir, o, helmCmd, err)
+			units[i] = renderUnit(ctx, dir, o, helmCmd, err)
 			mu.Lock()
 			done++
 			progress(fmt.Sprintf("rendered %d/%d kustomizations", done, len(o.kustomizations)))
@@ -67,7 +68,9 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	units = append(units, chartUnits(ctx, &o.helm)...)
 	if len(o.files) > 0 {
 		u := &unit{name: fmt.Sprint(o.files)}
+		end := doing(ctx, "reading -f "+strings.Join(o.files, " "))
 		u.resources, u.err = render.Files(o.files, stdin, o.recursive, o.maxInputBytes)
+		end()
 		units = append(units, u)
 	}
 	return units
@@ -75,7 +78,8 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 
 // renderUnit renders a -k directory; helmErr is why the helm command could
 // not be set up, a failure of every render that asks for it.
-func renderUnit(dir string, o *options, helmCmd string, helmErr error) *unit {
+func renderUnit(ctx context.Context, dir string, o *options, helmCmd string, helmErr error) *unit {
+	defer doing(ctx, "rendering "+dir)()
 	u := &unit{name: dir, dir: dir}
 	if helmErr != nil {
 		u.err = helmErr
