@@ -38,6 +38,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err != nil {
 		return fail(s.Err, err)
 	}
+	o.denyRemoteFrom(base)
 	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
 	loaded := loadUnits(ctx, o, s.In, r.progress)
 	for _, u := range loaded {
@@ -142,6 +143,11 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 		return nil, err
 	}
 	r.failOnWarning = r.failOnWarning || spec.FailOnWarning()
+	if spec.Render.RemoteDenied() && len(u.remote) > 0 {
+		// An in-tree Gate that denies remote resources is read after the
+		// render that fetched them: the render is refused all the same.
+		return nil, &render.RemoteError{Dir: u.name, Refs: u.remote}
+	}
 	// A Pin in the top-level kustomization is applied in process, as
 	// kustomize would apply it (README "Use: the KRM function inside kustomize").
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)

@@ -144,7 +144,7 @@ func (a *appRenderer) renderFlux(ctx context.Context, u *unit, ks *yaml.RNode) *
 		g.err = fmt.Errorf("%s: GitRepository %s/%s (%s) is not the repository checked out at %s: no verdict", name, ref.Namespace, ref.Name, yamlString(src, "spec", "url"), a.o.appsRoot)
 	default:
 		end := doing(ctx, "rendering "+name)
-		g.resources, g.err = flux.Render(ks, a.o.appsRoot, u.resources)
+		g.resources, g.err = a.fluxRender(name, ks, u)
 		end()
 	}
 	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path")})
@@ -270,4 +270,20 @@ func refName(r *finding.ResourceRef) string {
 		return ""
 	}
 	return r.Name
+}
+
+// fluxRender renders a Flux Kustomization from the checkout; with
+// --no-remote its path's kustomizations must name no remote resource.
+func (a *appRenderer) fluxRender(name string, ks *yaml.RNode, u *unit) ([]*yaml.RNode, error) {
+	if a.o.noRemote {
+		dir := filepath.Join(a.o.appsRoot, filepath.FromSlash(yamlString(ks, "spec", "path")))
+		refs, err := render.RemoteRefs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: looking for remote resources: %w", name, err)
+		}
+		if len(refs) > 0 {
+			return nil, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
+		}
+	}
+	return flux.Render(ks, a.o.appsRoot, u.resources)
 }

@@ -27,7 +27,9 @@ type unit struct {
 	found *config.Object
 	// injected: origin annotations were switched on by the gate.
 	injected bool
-	err      error
+	// remote lists the remote resources the render fetched.
+	remote []render.RemoteRef
+	err    error
 	// apps holds the renders of the unit's Argo CD Applications' sources;
 	// source is set on a unit that is such a render (--apps-root, apps.go).
 	apps   []argo.AppSource
@@ -85,19 +87,14 @@ func renderUnit(ctx context.Context, dir string, o *options, helmCmd string, hel
 		u.err = helmErr
 		return u
 	}
-	res, err := render.Kustomize(dir, render.Options{
-		EnableAlphaPlugins: o.enableAlphaPlugins,
-		EnableExec:         o.enableExec,
-		LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
-		EnableHelm:         o.helm.enableHelm,
-		HelmCommand:        helmCmd,
-		HelmRepoCache:      o.helm.repoCache,
-	})
+	opts := o.renderOptions()
+	opts.EnableHelm, opts.HelmCommand = o.helm.enableHelm, helmCmd
+	res, err := render.Kustomize(dir, opts)
 	if err != nil {
 		u.err = err
 		return u
 	}
-	u.resources, u.placement, u.injected = res.Resources, res.Placement, res.Injected
+	u.resources, u.placement, u.injected, u.remote = res.Resources, res.Placement, res.Injected, res.Remote
 	if obj, ok := res.Config(); ok {
 		u.found = obj
 	}

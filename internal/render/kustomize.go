@@ -30,6 +30,10 @@ type Options struct {
 	// (kustomize's --helm-command; the gate itself when empty).
 	EnableHelm  bool
 	HelmCommand string
+	// NoRemote is --no-remote (spec.render.remote: deny): a kustomization
+	// that names a remote resource is refused before anything is fetched
+	// (RemoteRefs).
+	NoRemote bool
 }
 
 // Found is a Gate or Pin config listed in a kustomization.
@@ -51,6 +55,9 @@ type Result struct {
 	// Injected is true when the origin annotations were switched on by the
 	// gate, and must be removed from any output.
 	Injected bool
+	// Remote lists the remote resources the kustomizations named (fetched:
+	// remote resources were allowed), for an in-tree render.remote: deny.
+	Remote []RemoteRef
 }
 
 // Config returns the Gate or Pin config of the top-level kustomization.
@@ -77,6 +84,13 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", dir, err)
 	}
+	remote, err := RemoteRefs(dir)
+	switch {
+	case opts.NoRemote && err != nil:
+		return nil, fmt.Errorf("rendering %s: looking for remote resources: %w", dir, err)
+	case opts.NoRemote && len(remote) > 0:
+		return nil, &RemoteError{Dir: dir, Refs: remote}
+	}
 	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
@@ -86,7 +100,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: kustomize build: %w", dir, err)
 	}
-	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected}
+	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected, Remote: remote}
 	res.Placement = placement(fs.found)
 	if fs.injected {
 		relativize(res.Resources, abs, dir)
