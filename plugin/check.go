@@ -40,6 +40,8 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	o.denyRemoteFrom(base)
 	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
+	r.printLogs = captureLogs()
+	defer r.printLogs(s.Err) // on the paths that end before finish
 	loaded := loadUnits(ctx, o, s.In, r.progress)
 	for _, u := range loaded {
 		// An input of the wrong shape (-f on a kustomization) is a usage
@@ -92,6 +94,9 @@ func (r *runner) finish(ctx context.Context, s Streams, total *finding.Report, o
 	if !commit(ctx) {
 		return ExitNoVerdict
 	}
+	if r.printLogs != nil {
+		r.printLogs(s.Err)
+	}
 	failOnWarning := r.o.failOn == config.FailOnWarning || r.failOnWarning
 	reportTo, color := s.Out, s.OutIsTTY
 	if r.pin {
@@ -131,6 +136,8 @@ type runner struct {
 	progress  func(string)
 	// failOnWarning is set when a unit's config says failOn: warning.
 	failOnWarning bool
+	// printLogs prints kustomize's log lines once, as warnings.
+	printLogs func(io.Writer)
 }
 
 // check runs the gate on one unit.

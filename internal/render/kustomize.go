@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -98,7 +99,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 		return nil, fs.err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("rendering %s: kustomize build: %w", dir, err)
+		return nil, fmt.Errorf("rendering %s: kustomize build: %w%s", dir, err, hint(err, opts))
 	}
 	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected, Remote: remote}
 	res.Placement = placement(fs.found)
@@ -148,4 +149,19 @@ func placement(found []Found) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// hint names the gate flag that lifts a kustomize refusal, for an error
+// the flag would have avoided ("" when none applies).
+func hint(err error, o Options) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "is not in or below") && !o.LoadRestrictorNone:
+		return " (hint: --load-restrictor LoadRestrictionsNone lets kustomize read files outside the kustomization's directory)"
+	case strings.Contains(msg, "external plugins disabled") && !o.EnableAlphaPlugins:
+		return " (hint: --enable-alpha-plugins runs KRM functions, and --enable-exec exec ones, as kustomize does)"
+	case strings.Contains(msg, "must specify --enable-helm") && !o.EnableHelm:
+		return " (hint: --enable-helm renders helmCharts:)"
+	}
+	return ""
 }
