@@ -94,6 +94,12 @@ func (r *runner) finish(ctx context.Context, s Streams, total *finding.Report, o
 	if !commit(ctx) {
 		return ExitNoVerdict
 	}
+	if ctx.Err() != nil {
+		// The deadline or a signal came while the run unwound: no verdict,
+		// whatever was checked.
+		total.Failures = append(total.Failures, context.Cause(ctx).Error())
+		code = max(code, ExitNoVerdict)
+	}
 	if r.printLogs != nil {
 		r.printLogs(s.Err)
 	}

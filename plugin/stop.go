@@ -15,8 +15,9 @@ import (
 // and SIGINT/SIGTERM, end the run within a moment with exit 3, whatever is
 // running. Parts of the run take no context (kustomize's krusty, a remote
 // resource it fetches, exec functions), so Run does not wait for them: the
-// command runs on its own goroutine and Run returns when the run's context
-// ends, naming what was still running; the process then exits. Output the
+// command runs on its own goroutine; when the run's context ends Run waits
+// stopGrace for it, then returns naming what was still running, and the
+// process exits. Output the
 // command writes after that is dropped, and the command commits (commit)
 // before it writes its verdict or a file, so an interrupted run never
 // prints a pass or a half-checked stream.
@@ -90,24 +91,28 @@ func setDeadline(ctx context.Context, d time.Duration) func() {
 }
 
 // commit reports whether the command may write its results: false once
-// the run's context has ended (then Run reports it stopped), and after a
-// true Run waits for the command instead of stopping it.
+// Run has stopped it; after a true Run waits for the command instead of
+// stopping it. A command that commits after its context ended must still
+// end in no verdict (runner.finish).
 func commit(ctx context.Context) bool {
 	st := stateOf(ctx)
 	if st == nil {
-		return ctx.Err() == nil
+		return true
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.committed {
-		return true
-	}
-	if st.stopped || ctx.Err() != nil {
+	if st.stopped {
 		return false
 	}
 	st.committed = true
 	return true
 }
+
+// stopGrace is how long Run waits, once the run's context has ended, for
+// the command to finish on its own: what honours the context (registry
+// look-ups, policy tools) unwinds at once and the report names each
+// unresolved image. What does not (a render) is given up on after it.
+const stopGrace = 500 * time.Millisecond
 
 // stop gives up on the command unless it has committed; it returns the
 // reason to print, or ok=false when the command is to be waited for.
@@ -172,6 +177,11 @@ func runStoppable(ctx context.Context, s Streams, withStack bool, run func(conte
 	case code := <-done:
 		return code
 	case <-ctx.Done():
+	}
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(stopGrace):
 	}
 	reason, ok := st.stop(context.Cause(ctx))
 	if !ok {

@@ -56,7 +56,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	}
 	// The file is written whole or not at all: once the write begins, a
 	// deadline or signal waits for it (stop.go).
-	if !commit(ctx) {
+	if ctx.Err() != nil || !commit(ctx) {
 		return nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, context.Cause(ctx))
 	}
 	changes, err := kustomization.SetDigests(path, kustomization.PinnedDigests(u.resources, extra, unpinned))
