@@ -166,11 +166,7 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 	g.SetLimit(4)
 	var mu sync.Mutex
 	done := 0
-	opts := render.Options{
-		EnableAlphaPlugins: a.o.enableAlphaPlugins, EnableExec: a.o.enableExec,
-		LoadRestrictorNone: a.o.loadRestrictor == "LoadRestrictionsNone",
-		HelmRepoCache:      a.o.helm.repoCache,
-	}
+	opts := a.o.renderOptions()
 	for _, u := range fresh {
 		if u.err != nil {
 			continue
@@ -181,7 +177,9 @@ func (a *appRenderer) render(ctx context.Context, fresh []*unit, progress func(s
 					u.err = err
 				}
 			}()
+			end := doing(ctx, "rendering Application "+strings.Join(u.source.apps, ", ")+" source "+u.dir)
 			renderSource(u, opts)
+			end()
 			mu.Lock()
 			done++
 			progress(fmt.Sprintf("rendered %d/%d Application sources", done, len(fresh)))
@@ -202,7 +200,7 @@ func renderSource(u *unit, opts render.Options) {
 	case err != nil:
 		u.err = fmt.Errorf("Application %s: %s %q: %w", strings.Join(s.apps, ", "), s.field, s.path, err)
 	default:
-		u.resources, u.placement, u.injected = res.Resources, res.Placement, res.Injected
+		u.resources, u.placement, u.injected, u.remote = res.Resources, res.Placement, res.Injected, res.Remote
 		if obj, ok := res.Config(); ok {
 			u.found = obj
 		}

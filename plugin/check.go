@@ -31,11 +31,17 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err := o.validate(pin); err != nil {
 		return fail(s.Err, err)
 	}
+	// --timeout bounds the whole run: renders (remote resources too),
+	// rules, policies and registry look-ups (stop.go).
+	defer setDeadline(ctx, o.timeout)()
 	base, err := loadConfig(o.configFile)
 	if err != nil {
 		return fail(s.Err, err)
 	}
+	o.denyRemoteFrom(base)
 	r := &runner{o: o, base: base, pin: pin, version: version, resolvers: newResolvers(o), progress: progress(s)}
+	r.printLogs = captureLogs()
+	defer r.printLogs(s.Err) // on the paths that end before finish
 	loaded := loadUnits(ctx, o, s.In, r.progress)
 	for _, u := range loaded {
 		// An input of the wrong shape (-f on a kustomization) is a usage
@@ -52,7 +58,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	var out bytes.Buffer
 	code := ExitPass
 	for _, u := range units {
+		end := doing(ctx, "checking "+u.name)
 		rep, err := r.check(ctx, u)
+		end()
 		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
@@ -67,18 +75,34 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	r.progress("")
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
+		end := doing(ctx, "pinning "+o.writeKustomization)
 		failed, err := writeKustomization(ctx, o, r, s.Err)
+		end()
 		total.Findings = append(total.Findings, failed...)
 		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 		}
 	}
-	return r.finish(s, total, &out, code)
+	return r.finish(ctx, s, total, &out, code)
 }
 
-// finish prints the report and, for pin, the render, and returns the exit code.
-func (r *runner) finish(s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
+// finish prints the report and, for pin, the render, and returns the exit
+// code. A run that was stopped (the deadline, a signal) prints nothing: Run
+// reports it.
+func (r *runner) finish(ctx context.Context, s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
+	if !commit(ctx) {
+		return ExitNoVerdict
+	}
+	if ctx.Err() != nil {
+		// The deadline or a signal came while the run unwound: no verdict,
+		// whatever was checked.
+		total.Failures = append(total.Failures, context.Cause(ctx).Error())
+		code = max(code, ExitNoVerdict)
+	}
+	if r.printLogs != nil {
+		r.printLogs(s.Err)
+	}
 	failOnWarning := r.o.failOn == config.FailOnWarning || r.failOnWarning
 	reportTo, color := s.Out, s.OutIsTTY
 	if r.pin {
@@ -118,6 +142,8 @@ type runner struct {
 	progress  func(string)
 	// failOnWarning is set when a unit's config says failOn: warning.
 	failOnWarning bool
+	// printLogs prints kustomize's log lines once, as warnings.
+	printLogs func(io.Writer)
 }
 
 // check runs the gate on one unit.
@@ -130,6 +156,11 @@ func (r *runner) check(ctx context.Context, u *unit) (*finding.Report, error) {
 		return nil, err
 	}
 	r.failOnWarning = r.failOnWarning || spec.FailOnWarning()
+	if spec.Render.RemoteDenied() && len(u.remote) > 0 {
+		// An in-tree Gate that denies remote resources is read after the
+		// render that fetched them: the render is refused all the same.
+		return nil, &render.RemoteError{Dir: u.name, Refs: u.remote}
+	}
 	// A Pin in the top-level kustomization is applied in process, as
 	// kustomize would apply it (README "Use: the KRM function inside kustomize").
 	pin := r.pin || (u.found != nil && u.found.Kind == config.KindPin)

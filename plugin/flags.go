@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
@@ -26,6 +27,7 @@ type options struct {
 	enableAlphaPlugins bool
 	enableExec         bool
 	loadRestrictor     string
+	noRemote           bool
 	requirePinnedBy    bool
 	appsRoot           string
 	repoURLs           []string
@@ -75,10 +77,11 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.BoolVar(&o.enableAlphaPlugins, "enable-alpha-plugins", false, "run KRM functions during the render, as kustomize does")
 	fs.BoolVar(&o.enableExec, "enable-exec", false, "with --enable-alpha-plugins, run exec KRM functions")
 	fs.StringVar(&o.loadRestrictor, "load-restrictor", "LoadRestrictionsRootOnly", "kustomize load restrictor: LoadRestrictionsRootOnly|LoadRestrictionsNone")
+	fs.BoolVar(&o.noRemote, "no-remote", false, "refuse kustomizations that name remote resources (URLs, git repositories) before fetching anything (= spec.render.remote: deny)")
 	fs.StringArrayVar(&o.insecureRegistries, "insecure-registry", nil, "reach this registry host over plain HTTP (repeatable)")
 	fs.StringVar(&o.platform, "platform", "", "pin this platform's manifest (os/arch) instead of the index")
 	fs.IntVar(&o.jobs, "jobs", 8, "concurrent registry look-ups")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall deadline for registry look-ups")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "deadline for the whole run (render, remote resources, rules, registry): exit 3 when it passes")
 	fs.StringVar(&o.cacheDir, "cache", "", "cache registry answers in DIR, signed with a key kept outside it (digests for a day, tags for --tag-ttl)")
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
@@ -160,6 +163,9 @@ func (o *options) apply(s *config.Spec) error {
 	if o.requirePinnedBy {
 		s.Images.RequirePinnedBy = true
 	}
+	if o.noRemote {
+		s.Render.Remote = config.RemoteDeny
+	}
 	if o.failOn == config.FailOnWarning {
 		s.FailOn = config.FailOnWarning
 	}
@@ -197,4 +203,25 @@ func (o *options) apply(s *config.Spec) error {
 		return &config.UsageError{Where: "flags", Err: err}
 	}
 	return nil
+}
+
+// denyRemoteFrom turns --no-remote on when the trusted config (--config)
+// denies remote resources: renders happen before any in-tree Gate is read,
+// so only the caller's config can stop a fetch (an in-tree deny fails the
+// render afterwards, runner.check).
+func (o *options) denyRemoteFrom(base *config.Object) {
+	if base != nil && base.Spec.Render.RemoteDenied() {
+		o.noRemote = true
+	}
+}
+
+// renderOptions are the kustomize render options the flags set.
+func (o *options) renderOptions() render.Options {
+	return render.Options{
+		EnableAlphaPlugins: o.enableAlphaPlugins,
+		EnableExec:         o.enableExec,
+		LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
+		HelmRepoCache:      o.helm.repoCache,
+		NoRemote:           o.noRemote,
+	}
 }

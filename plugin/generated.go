@@ -67,7 +67,7 @@ func (a *appRenderer) generate(ctx context.Context, level []*unit) []*unit {
 			case isApplicationSet(r):
 				g = a.expandAppSet(u, r)
 			case flux.IsKustomization(r):
-				g = a.renderFlux(u, r)
+				g = a.renderFlux(ctx, u, r)
 			case flux.IsHelmRelease(r):
 				g = a.helmRelease(ctx, u, r)
 			}
@@ -129,7 +129,7 @@ func (a *appRenderer) expandAppSet(u *unit, set *yaml.RNode) *unit {
 
 // renderFlux makes the unit of a Flux Kustomization's render and links it
 // to the Kustomization's unit.
-func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
+func (a *appRenderer) renderFlux(ctx context.Context, u *unit, ks *yaml.RNode) *unit {
 	name := "Flux " + flux.Name(ks)
 	if !a.once(name) {
 		rendered(u, ks)
@@ -146,7 +146,9 @@ func (a *appRenderer) renderFlux(u *unit, ks *yaml.RNode) *unit {
 	case !a.isCheckout(yamlString(src, "spec", "url")):
 		g.err = fmt.Errorf("%s: GitRepository %s/%s (%s) is not the repository checked out at %s: no verdict", name, ref.Namespace, ref.Name, yamlString(src, "spec", "url"), a.o.appsRoot)
 	default:
-		g.resources, g.err = flux.Render(ks, a.o.appsRoot, u.resources)
+		end := doing(ctx, "rendering "+name)
+		g.resources, g.err = a.fluxRender(name, ks, u)
+		end()
 	}
 	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path")})
 	a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: g})
@@ -271,4 +273,20 @@ func refName(r *finding.ResourceRef) string {
 		return ""
 	}
 	return r.Name
+}
+
+// fluxRender renders a Flux Kustomization from the checkout; with
+// --no-remote its path's kustomizations must name no remote resource.
+func (a *appRenderer) fluxRender(name string, ks *yaml.RNode, u *unit) ([]*yaml.RNode, error) {
+	if a.o.noRemote {
+		dir := filepath.Join(a.o.appsRoot, filepath.FromSlash(yamlString(ks, "spec", "path")))
+		refs, err := render.RemoteRefs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: looking for remote resources: %w", name, err)
+		}
+		if len(refs) > 0 {
+			return nil, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
+		}
+	}
+	return flux.Render(ks, a.o.appsRoot, u.resources)
 }

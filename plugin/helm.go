@@ -86,7 +86,9 @@ func chartUnits(ctx context.Context, h *helmOptions) []*unit {
 	var units []*unit
 	for _, dir := range h.charts {
 		u := &unit{name: dir, chart: true}
+		end := doing(ctx, "rendering Helm chart "+dir)
 		res, err := render.Chart(ctx, dir, h.chartOptions())
+		end()
 		if err != nil {
 			u.err = fmt.Errorf("rendering Helm chart %s: %w", dir, err)
 		} else {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +40,11 @@ type hostileCase struct {
 	want   string
 	stdout bool   // may write to stdout (a report)
 	reject string // must not appear in the output
+	// signal is sent signalAfter the start; maxTime, when set, is the
+	// case's own time bound.
+	signal      syscall.Signal
+	signalAfter time.Duration
+	maxTime     time.Duration
 }
 
 // The limits every case must stay under.
@@ -75,7 +82,21 @@ func hostileCases(t *testing.T) []hostileCase {
 	}
 	gate := "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata: {name: g}\nspec: "
 	kust := "resources: [pod.yaml]\nvalidators: [gate.yaml]\n"
+	// A remote resource on a loopback server that accepts and never answers.
+	hang := "resources:\n- pod.yaml\n- http://" + silentServer(t) + "/remote.yaml\n"
+	hangFiles := map[string]string{"kustomization.yaml": hang, "pod.yaml": strings.Replace(podLatest, "nginx:latest", "nginx@"+pinnedDigest, 1)}
+	app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/r.git, path: app}\n  destination: {server: https://kubernetes.default.svc, namespace: shop}\n"
 	return []hostileCase{
+		{name: "remote resource never answers, --timeout 2s", args: []string{"check", "-k", ".", "--timeout", "2s"}, files: hangFiles, code: 3, want: "rendering .: --timeout 2s exceeded", maxTime: 4 * time.Second},
+		{name: "remote resource never answers, SIGTERM", args: []string{"check", "-k", "."}, files: hangFiles, signal: syscall.SIGTERM, signalAfter: 500 * time.Millisecond, code: 3, want: "rendering .: interrupted by SIGTERM", maxTime: 2 * time.Second},
+		{name: "remote resource never answers, SIGINT", args: []string{"pin", "-k", "."}, files: hangFiles, signal: syscall.SIGINT, signalAfter: 500 * time.Millisecond, code: 3, want: "interrupted by SIGINT", maxTime: 2 * time.Second},
+		{name: "write-kustomization, remote never answers, SIGTERM", args: []string{"pin", "--write-kustomization", "."}, files: hangFiles, signal: syscall.SIGTERM, signalAfter: 500 * time.Millisecond, code: 3, want: "interrupted by SIGTERM", maxTime: 2 * time.Second},
+		{name: "--no-remote refuses a remote resource", args: []string{"check", "-k", ".", "--no-remote"}, files: hangFiles, code: 3, want: `remote resources are denied (--no-remote, spec.render.remote: deny), nothing was fetched: kustomization.yaml: resources entry "http://`, stdout: true, maxTime: 2 * time.Second},
+		{name: "config render.remote: deny refuses a remote resource", args: []string{"check", "-k", ".", "--config", "../gate.yaml"}, files: map[string]string{"o/kustomization.yaml": hang, "o/pod.yaml": hangFiles["pod.yaml"], "gate.yaml": gate + "{render: {remote: deny}}\n"}, code: 3, want: "remote resources are denied", stdout: true, maxTime: 2 * time.Second},
+		{name: "Argo CD source in a checkout with a symlink out of it", args: []string{"check", "-f", "app.yaml", "--apps-root", "."}, files: map[string]string{"app.yaml": app, "app/pod.yaml": podLatest},
+			setup: func(t *testing.T, dir string) {
+				must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "app", "passwd.yaml")))
+			}, code: 3, want: "symlink that leaves it: app/passwd.yaml -> /etc/passwd", stdout: true},
 		{name: "bare list (panicked)", args: []string{"check", "-f", "-"}, stdin: "- a\n", code: 3, want: "a list, not a Kubernetes object", stdout: true},
 		{name: "image by alias is seen", args: []string{"check", "-f", "-"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {x: &i nginx}}\nspec: {containers: [{name: c, image: *i}]}\n", code: 1, want: "image-digest", stdout: true},
 		{name: "image by merge key is seen", args: []string{"check", "-f", "-"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - <<: {image: nginx:latest}\n    name: c\n", code: 1, want: "image-digest", stdout: true},
@@ -178,6 +199,9 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 			}
 			cmd := exec.Command(testutil.Bin(t, bin), c.args...)
 			cmd.Dir, cmd.Stdin = dir, strings.NewReader(c.stdin)
+			if c.files["o/kustomization.yaml"] != "" {
+				cmd.Dir = filepath.Join(dir, "o")
+			}
 			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "KUBECONFIG="+filepath.Join(dir, "absent"))
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
@@ -186,6 +210,10 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			timer := time.AfterFunc(hostileMaxTime, func() { _ = cmd.Process.Kill() })
+			if c.signal != 0 {
+				sig := time.AfterFunc(c.signalAfter, func() { _ = cmd.Process.Signal(c.signal) })
+				defer sig.Stop()
+			}
 			_ = cmd.Wait()
 			timer.Stop()
 			took := time.Since(start)
@@ -198,6 +226,9 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 			}
 			if !strings.Contains(out.String()+errb.String(), c.want) {
 				t.Errorf("output lacks %q\nstdout: %s\nstderr: %s", c.want, out.String(), errb.String())
+			}
+			if c.maxTime > 0 && took >= c.maxTime {
+				t.Errorf("took %v, want under %v", took, c.maxTime)
 			}
 			if took >= hostileMaxTime || rss > hostileMaxRSS {
 				t.Errorf("took %v and %d KiB; limits %v, %d KiB", took, rss, hostileMaxTime, hostileMaxRSS)
@@ -250,4 +281,34 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// silentServer listens on loopback, accepts connections and never answers
+// (a remote resource that hangs); it returns host:port.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
 }

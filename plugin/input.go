@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -26,7 +27,9 @@ type unit struct {
 	found *config.Object
 	// injected: origin annotations were switched on by the gate.
 	injected bool
-	err      error
+	// remote lists the remote resources the render fetched.
+	remote []render.RemoteRef
+	err    error
 	// apps holds the renders of the unit's Argo CD Applications' sources;
 	// source is set on a unit that is such a render (--apps-root, apps.go).
 	apps   []argo.AppSource
@@ -57,7 +60,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 					units[i] = &unit{name: dir, dir: dir, err: err}
 				}
 			}()
-			units[i] = renderUnit(dir, o, helmCmd, err)
+			units[i] = renderUnit(ctx, dir, o, helmCmd, err)
 			mu.Lock()
 			done++
 			progress(fmt.Sprintf("rendered %d/%d kustomizations", done, len(o.kustomizations)))
@@ -69,6 +72,7 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 	units = append(units, chartUnits(ctx, &o.helm)...)
 	if len(o.files) > 0 {
 		u := &unit{name: fmt.Sprint(o.files)}
+		end := doing(ctx, "reading -f "+strings.Join(o.files, " "))
 		var roots []string
 		if o.recursive {
 			// -R: a nested kustomization root is rendered, not read raw
@@ -77,11 +81,12 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 		} else {
 			u.resources, u.err = render.Files(o.files, stdin, false, o.maxInputBytes)
 		}
+		end()
 		if u.err != nil || len(u.resources) > 0 || len(roots) == 0 {
 			units = append(units, u)
 		}
 		for _, dir := range roots {
-			units = append(units, renderUnit(dir, o, helmCmd, err))
+			units = append(units, renderUnit(ctx, dir, o, helmCmd, err))
 		}
 	}
 	return units
@@ -89,25 +94,21 @@ func loadUnits(ctx context.Context, o *options, stdin io.Reader, progress func(s
 
 // renderUnit renders a -k directory; helmErr is why the helm command could
 // not be set up, a failure of every render that asks for it.
-func renderUnit(dir string, o *options, helmCmd string, helmErr error) *unit {
+func renderUnit(ctx context.Context, dir string, o *options, helmCmd string, helmErr error) *unit {
+	defer doing(ctx, "rendering "+dir)()
 	u := &unit{name: dir, dir: dir}
 	if helmErr != nil {
 		u.err = helmErr
 		return u
 	}
-	res, err := render.Kustomize(dir, render.Options{
-		EnableAlphaPlugins: o.enableAlphaPlugins,
-		EnableExec:         o.enableExec,
-		LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
-		EnableHelm:         o.helm.enableHelm,
-		HelmCommand:        helmCmd,
-		HelmRepoCache:      o.helm.repoCache,
-	})
+	opts := o.renderOptions()
+	opts.EnableHelm, opts.HelmCommand = o.helm.enableHelm, helmCmd
+	res, err := render.Kustomize(dir, opts)
 	if err != nil {
 		u.err = err
 		return u
 	}
-	u.resources, u.placement, u.injected = res.Resources, res.Placement, res.Injected
+	u.resources, u.placement, u.injected, u.remote = res.Resources, res.Placement, res.Injected, res.Remote
 	if obj, ok := res.Config(); ok {
 		u.found = obj
 	}

@@ -34,8 +34,10 @@ type command struct {
 }
 
 // Run runs the plugin with args (without the program name) and returns the
-// exit code. A crash anywhere on the calling goroutine is exit 3 with a
-// one-line report; --debug adds the stack.
+// exit code. A crash of the command is exit 3 with a one-line report;
+// --debug adds the stack. When ctx ends (a signal: cancel it with a
+// *SignalError cause) or check/pin's --timeout passes, Run returns exit 3
+// at once, naming what was still running (stop.go).
 func Run(ctx context.Context, args []string, s Streams, version string) (code int) {
 	args, withStack := takeDebug(args)
 	defer func() {
@@ -61,7 +63,7 @@ func Run(ctx context.Context, args []string, s Streams, version string) (code in
 		usage(s.Err, cmds)
 		return ExitUsage
 	}
-	return c.run(ctx, args[1:], s)
+	return runStoppable(ctx, s, withStack, func(ctx context.Context, s Streams) int { return c.run(ctx, args[1:], s) })
 }
 
 func commands(version string) map[string]command {

@@ -32,6 +32,7 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 	if err != nil {
 		return fail(s.Err, err)
 	}
+	o.denyRemoteFrom(base)
 	r := &runner{o: o, base: base, version: version, resolvers: newResolvers(o), progress: progress(s)}
 	code := ExitPass
 	var all []selftest.Row

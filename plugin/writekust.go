@@ -26,7 +26,7 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if err != nil {
 		return nil, err
 	}
-	u := renderUnit(dir, o, "", nil)
+	u := renderUnit(ctx, dir, o, "", nil)
 	if u.err != nil {
 		return nil, u.err
 	}
@@ -53,6 +53,11 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 			}
 		}
 		return failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
+	}
+	// The file is written whole or not at all: once the write begins, a
+	// deadline or signal waits for it (stop.go).
+	if ctx.Err() != nil || !commit(ctx) {
+		return nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, context.Cause(ctx))
 	}
 	changes, err := kustomization.SetDigests(path, kustomization.PinnedDigests(u.resources, extra, unpinned))
 	for _, c := range changes {

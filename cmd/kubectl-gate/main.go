@@ -17,7 +17,18 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM end the run: plugin.Run returns exit 3 within a
+	// moment, naming what was running (README "Exit codes"). A second
+	// signal exits at once.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		cancel(&plugin.SignalError{Signal: sig})
+		<-sigs
+		os.Exit(plugin.ExitNoVerdict)
+	}()
 	s := plugin.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		OutIsTTY: term.IsTerminal(int(os.Stdout.Fd())), ErrIsTTY: term.IsTerminal(int(os.Stderr.Fd()))}
 	args := os.Args[1:]
@@ -25,6 +36,5 @@ func main() {
 		args = append([]string{"helm"}, args...)
 	}
 	code := plugin.Run(ctx, args, s, version)
-	stop()
 	os.Exit(code)
 }

@@ -126,7 +126,21 @@ type Render struct {
 	MinResources *int `json:"minResources,omitempty"`
 	// ExpectResources, when set, is the exact number of objects expected.
 	ExpectResources *int `json:"expectResources,omitempty"`
+	// Remote is whether a kustomization may name remote resources (URLs,
+	// git repositories): RemoteAllow (the default, as kustomize) or
+	// RemoteDeny (= the plugin's --no-remote), refused before any network
+	// access. The KRM function does not render, so it has nothing to refuse.
+	Remote string `json:"remote,omitempty"`
 }
+
+// Remote resource modes (Render.Remote).
+const (
+	RemoteAllow = "allow"
+	RemoteDeny  = "deny"
+)
+
+// RemoteDenied reports whether remote resources are refused.
+func (r Render) RemoteDenied() bool { return r.Remote == RemoteDeny }
 
 // ArgoCD configures the Argo CD rules.
 type ArgoCD struct {
@@ -230,6 +244,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Render.ExpectResources != nil && *s.Render.ExpectResources < 0 {
 		errs = append(errs, fmt.Errorf("spec.render.expectResources: %d is negative", *s.Render.ExpectResources))
+	}
+	if r := s.Render.Remote; r != "" && r != RemoteAllow && r != RemoteDeny {
+		errs = append(errs, fmt.Errorf("spec.render.remote: %q is not allow or deny", r))
 	}
 	if v := s.Schema.KubernetesVersion; v != "" && !slices.ContainsFunc(schema.Versions(), func(e string) bool {
 		return e == strings.TrimPrefix(v, "v") || strings.HasPrefix(strings.TrimPrefix(v, "v"), e+".")

@@ -10,6 +10,7 @@
 //	    digest: require   # require | verify | off
 //	  render:
 //	    minResources: 1
+//	    remote: allow     # allow | deny (= --no-remote)
 //	  rules:
 //	    rollout-bluegreen-autopromotion: error
 //

@@ -7,7 +7,7 @@ import "slices"
 // rendered tree, which a pull request controls. The in-tree object may
 // only make the gate stricter: raise a rule's severity, raise digest: to
 // verify, narrow allowedRegistries, raise minResources, set an
-// expectResources the trusted config leaves open, add podSpecPaths and
+// expectResources the trusted config leaves open, deny remote resources, add podSpecPaths and
 // policies, require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
 // settings it brings (mirrors, insecure registries, platform) are used
 // only where the trusted config sets none (SECURITY.md). With
@@ -36,6 +36,9 @@ func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 	}
 	if trusted.Render.ExpectResources == nil {
 		out.Render.ExpectResources = inTree.Render.ExpectResources
+	}
+	if inTree.Render.RemoteDenied() {
+		out.Render.Remote = RemoteDeny
 	}
 	out.Policies = append(slices.Clone(trusted.Policies), inTree.Policies...)
 	out.Images.RequirePinnedBy = trusted.Images.RequirePinnedBy || inTree.Images.RequirePinnedBy

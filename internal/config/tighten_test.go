@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +64,24 @@ func TestTrustedConfigMayAllowLoosening(t *testing.T) {
 	self := decodeSpec(t, `{allowInTreeLoosening: true, rules: {image-digest: "off"}}`)
 	if got := Tighten(*Default(), self, defaults); got.Rules["image-digest"] == "off" || got.AllowInTreeLoosening {
 		t.Errorf("an in-tree object allowed its own loosening: %+v", got)
+	}
+}
+
+// render.remote: an in-tree deny tightens; an in-tree allow does not
+// lift the caller's deny; a value other than allow or deny is refused.
+func TestRenderRemote(t *testing.T) {
+	deny := decodeSpec(t, `{render: {remote: deny}}`)
+	allow := decodeSpec(t, `{render: {remote: allow}}`)
+	if got := Tighten(*Default(), deny, defaults); !got.Render.RemoteDenied() {
+		t.Errorf("in-tree deny not taken: %+v", got.Render)
+	}
+	if got := Tighten(deny, allow, defaults); !got.Render.RemoteDenied() {
+		t.Errorf("in-tree allow lifted the trusted deny: %+v", got.Render)
+	}
+	if Default().Render.RemoteDenied() {
+		t.Error("remote resources are denied by default; the default is allow, as kustomize")
+	}
+	if _, err := Decode([]byte("apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nspec: {render: {remote: never}}\n")); err == nil || !strings.Contains(err.Error(), `spec.render.remote: "never" is not allow or deny`) {
+		t.Errorf("remote: never: err = %v", err)
 	}
 }

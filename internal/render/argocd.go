@@ -57,6 +57,12 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("rendering %s: not a directory", s.Dir)
 	}
+	if s.Root != "" {
+		// As Argo CD: a checkout with a symlink out of it is not rendered.
+		if err := CheckSymlinks(s.Root); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.mergeParameterFiles(); err != nil {
 		return nil, err
 	}

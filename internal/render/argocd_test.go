@@ -253,3 +253,41 @@ func TestRenderArgoSourceTypes(t *testing.T) {
 		})
 	}
 }
+
+// A checkout holding a symlink that leaves it is not rendered, as Argo CD
+// refuses it: an absolute link, a relative link out of the root (even
+// when it sits outside the source path: Argo CD checks the repository).
+// Links inside the checkout render, and read what they point at.
+func TestRenderArgoOutOfBoundsSymlinks(t *testing.T) {
+	outside := writeTree(t, map[string]string{"secret.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: outside}\n"})
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inside}\n"
+	cases := []struct {
+		name, link, target, bad string
+	}{
+		{"relative link inside", "app/b.yaml", "../shared/cm.yaml", ""},
+		{"absolute link", "app/b.yaml", filepath.Join(outside, "secret.yaml"), "app/b.yaml"},
+		{"relative link out of the root", "app/b.yaml", "../../" + filepath.Base(outside) + "/secret.yaml", "app/b.yaml"},
+		{"link out of the root beside the source", "other/x", "../..", "other/x"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := filepath.Join(filepath.Dir(outside), "repo-"+strings.ReplaceAll(c.name, " ", "-"))
+			testutil.WriteFiles(t, root, map[string]string{"app/a.yaml": cm, "shared/cm.yaml": cm, "other/keep": ""})
+			t.Cleanup(func() { _ = os.RemoveAll(root) })
+			if err := os.Symlink(c.target, filepath.Join(root, filepath.FromSlash(c.link))); err != nil {
+				t.Fatal(err)
+			}
+			res, err := render.RenderArgo(render.ArgoSource{Dir: filepath.Join(root, "app"), Root: root}, render.Options{})
+			var oob *render.OutOfBoundsSymlinkError
+			if c.bad == "" {
+				if err != nil || len(res.Resources) != 2 {
+					t.Fatalf("err %v, resources %d; want both inside files rendered", err, len(res.Resources))
+				}
+				return
+			}
+			if !errors.As(err, &oob) || !strings.Contains(err.Error(), filepath.FromSlash(c.bad)) {
+				t.Fatalf("err = %v (rendered %v), want an out-of-bounds symlink error naming %s", err, res, c.bad)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -30,6 +31,10 @@ type Options struct {
 	// (kustomize's --helm-command; the gate itself when empty).
 	EnableHelm  bool
 	HelmCommand string
+	// NoRemote is --no-remote (spec.render.remote: deny): a kustomization
+	// that names a remote resource is refused before anything is fetched
+	// (RemoteRefs).
+	NoRemote bool
 }
 
 // Found is a Gate or Pin config listed in a kustomization.
@@ -51,6 +56,9 @@ type Result struct {
 	// Injected is true when the origin annotations were switched on by the
 	// gate, and must be removed from any output.
 	Injected bool
+	// Remote lists the remote resources the kustomizations named (fetched:
+	// remote resources were allowed), for an in-tree render.remote: deny.
+	Remote []RemoteRef
 }
 
 // Config returns the Gate or Pin config of the top-level kustomization.
@@ -77,6 +85,13 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", dir, err)
 	}
+	remote, err := RemoteRefs(dir)
+	switch {
+	case opts.NoRemote && err != nil:
+		return nil, fmt.Errorf("rendering %s: looking for remote resources: %w", dir, err)
+	case opts.NoRemote && len(remote) > 0:
+		return nil, &RemoteError{Dir: dir, Refs: remote}
+	}
 	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
@@ -84,9 +99,9 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 		return nil, fs.err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("rendering %s: kustomize build: %w", dir, err)
+		return nil, fmt.Errorf("rendering %s: kustomize build: %w%s", dir, err, hint(err, opts))
 	}
-	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected}
+	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected, Remote: remote}
 	res.Placement = placement(fs.found)
 	if fs.injected {
 		relativize(res.Resources, abs, dir)
@@ -134,4 +149,19 @@ func placement(found []Found) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// hint names the gate flag that lifts a kustomize refusal, for an error
+// the flag would have avoided ("" when none applies).
+func hint(err error, o Options) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "is not in or below") && !o.LoadRestrictorNone:
+		return " (hint: --load-restrictor LoadRestrictionsNone lets kustomize read files outside the kustomization's directory)"
+	case strings.Contains(msg, "external plugins disabled") && !o.EnableAlphaPlugins:
+		return " (hint: --enable-alpha-plugins runs KRM functions, and --enable-exec exec ones, as kustomize does)"
+	case strings.Contains(msg, "must specify --enable-helm") && !o.EnableHelm:
+		return " (hint: --enable-helm renders helmCharts:)"
+	}
+	return ""
 }

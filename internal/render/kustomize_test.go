@@ -219,3 +219,33 @@ func TestFilesRefusesKustomizations(t *testing.T) {
 		t.Errorf("without -R the nested root is not read: %d objects, %v", len(nodes), err)
 	}
 }
+
+// A kustomize refusal that a gate flag lifts names the flag; with the
+// flag given, no hint.
+func TestKustomizeErrorHints(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+	cases := []struct {
+		name  string
+		files map[string]string
+		opts  Options
+		hint  string
+	}{
+		{"file outside the root", map[string]string{"o/kustomization.yaml": "resources: [../cm.yaml]\n", "cm.yaml": cm}, Options{}, "hint: --load-restrictor LoadRestrictionsNone"},
+		{"a KRM function", map[string]string{"o/kustomization.yaml": "resources: [cm.yaml]\ntransformers: [t.yaml]\n", "o/cm.yaml": cm, "o/t.yaml": "apiVersion: x/v1\nkind: T\nmetadata: {name: t}\n"}, Options{}, "hint: --enable-alpha-plugins"},
+		{"helmCharts", map[string]string{"o/kustomization.yaml": "helmCharts: [{name: c}]\n"}, Options{}, "hint: --enable-helm"},
+		{"no hint with the flag", map[string]string{"o/kustomization.yaml": "helmCharts: [{name: c}]\n"}, Options{EnableHelm: true, HelmCommand: "/nonexistent/helm"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Kustomize(filepath.Join(tree(t, c.files), "o"), c.opts)
+			switch {
+			case err == nil:
+				t.Fatal("rendered; want an error")
+			case c.hint == "" && strings.Contains(err.Error(), "hint:"):
+				t.Errorf("err = %v, want no hint", err)
+			case !strings.Contains(err.Error(), c.hint):
+				t.Errorf("err = %v, want %q", err, c.hint)
+			}
+		})
+	}
+}

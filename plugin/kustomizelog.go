@@ -1,0 +1,67 @@
+package plugin
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// kustomize warns through the standard log package ("well-defined vars
+// that were never replaced", deprecated fields), raw and timestamped, once
+// per render. During check and pin those lines are collected and printed
+// once each, as warning: lines on stderr before the report.
+
+// logLines collects what the standard logger writes.
+type logLines struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines []string
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		line, err := l.buf.ReadString('\n')
+		if err != nil {
+			l.buf.Reset()
+			l.buf.WriteString(line) // an unfinished line waits for its end
+			break
+		}
+		if line = strings.TrimSpace(line); line != "" && !slices.Contains(l.lines, line) {
+			l.lines = append(l.lines, line)
+		}
+	}
+	return len(p), nil
+}
+
+// captureLogs sends the standard logger to a collector until the returned
+// func is called, which prints each distinct line once as a warning to w
+// and restores the logger; calls after the first do nothing.
+func captureLogs() func(w io.Writer) {
+	l := &logLines{}
+	prevOut, prevFlags := log.Writer(), log.Flags()
+	log.SetOutput(l)
+	log.SetFlags(0)
+	var once sync.Once
+	return func(w io.Writer) { once.Do(func() { l.flush(w, prevOut, prevFlags) }) }
+}
+
+// flush restores the logger and prints the lines collected.
+func (l *logLines) flush(w, prevOut io.Writer, prevFlags int) {
+	log.SetOutput(prevOut)
+	log.SetFlags(prevFlags)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if rest := strings.TrimSpace(l.buf.String()); rest != "" && !slices.Contains(l.lines, rest) {
+		l.lines = append(l.lines, rest)
+	}
+	for _, line := range l.lines {
+		fmt.Fprintf(w, "warning: %s\n", strings.TrimPrefix(strings.TrimPrefix(line, "Warning: "), "warning: "))
+	}
+}

@@ -1,0 +1,28 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
+)
+
+// kustomize's log lines (here: an unused var, logged by every render) are
+// shown once, as warning: lines, not raw and timestamped per render.
+func TestKustomizeLogLinesAreWarnings(t *testing.T) {
+	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"kustomization.yaml": "resources: [cm.yaml]\nvars:\n- name: UNUSED\n  objref: {apiVersion: v1, kind: ConfigMap, name: a}\n",
+		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+	})
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"check", "-k", dir, "-k", dir + "/"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, "test")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	want := "warning: well-defined vars that were never replaced: UNUSED\n"
+	if strings.Count(errb.String(), "never replaced") != 1 || !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr = %q, want %q once", errb.String(), want)
+	}
+}
