@@ -23,8 +23,10 @@ type ignoreEntry struct {
 	// noKind: an Application entry without a kind. everyKind: a kind glob
 	// ("*") or argocd-cm's `.all` key — every object of every kind.
 	noKind, everyKind bool
-	pointers, jq      []string
-	managers          []string
+	// noKindWhy replaces the Application's reason in the no-kind finding.
+	noKindWhy    string
+	pointers, jq []string
+	managers     []string
 }
 
 // scope says which objects the entry covers, for messages.
@@ -43,7 +45,8 @@ func (e ignoreEntry) scope() string {
 }
 
 // IgnoreDifferences checks the ignoreDifferences entries of one object: an
-// Application, an ApplicationSet's template or the argocd-cm ConfigMap. Other
+// Application, an ApplicationSet's template, the argocd-cm ConfigMap or the
+// ArgoCD custom resource of argocd-operator, which writes argocd-cm. Other
 // objects give nothing. `kubectl gate status` runs it on the live Application.
 func IgnoreDifferences(obj *yaml.RNode, cfg *config.Spec) []finding.Finding {
 	allowed := DefaultIgnoreDifferencesAllowed
@@ -58,7 +61,9 @@ func IgnoreDifferences(obj *yaml.RNode, cfg *config.Spec) []finding.Finding {
 	case Is(obj, "ApplicationSet"):
 		entries = specEntries(obj, "spec.template.spec.ignoreDifferences")
 	case manifest.Kind(obj) == "ConfigMap" && manifest.Name(obj) == "argocd-cm":
-		entries, out = configMapEntries(obj)
+		entries, out = configMapEntries(obj, obj.GetDataMap(), "data[%s]")
+	case Is(obj, "ArgoCD"):
+		entries, out = operatorEntries(obj)
 	}
 	for _, e := range entries {
 		out = append(out, e.check(obj, allowed)...)
@@ -102,10 +107,11 @@ func strings2(n *yaml.RNode, field string) []string {
 const cmPrefix = "resource.customizations.ignoreDifferences."
 
 // configMapEntries reads argocd-cm's resource.customizations.ignoreDifferences.<group_kind>
-// and .all keys, and the older resource.customizations key. A value that
-// does not parse is a finding: the gate cannot vouch for it.
-func configMapEntries(cm *yaml.RNode) ([]ignoreEntry, []finding.Finding) {
-	data := cm.GetDataMap()
+// and .all keys, and the older resource.customizations key, from data (the
+// ConfigMap's data, or the keys an ArgoCD resource adds to it); fieldFormat
+// names a key's field. A value that does not parse is a finding: the gate
+// cannot vouch for it.
+func configMapEntries(cm *yaml.RNode, data map[string]string, fieldFormat string) ([]ignoreEntry, []finding.Finding) {
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)
@@ -114,7 +120,7 @@ func configMapEntries(cm *yaml.RNode) ([]ignoreEntry, []finding.Finding) {
 	var entries []ignoreEntry
 	var bad []finding.Finding
 	for _, k := range keys {
-		field := fmt.Sprintf("data[%s]", k)
+		field := fmt.Sprintf(fieldFormat, k)
 		switch {
 		case strings.HasPrefix(k, cmPrefix):
 			e, err := cmEntry(data[k], field, strings.TrimPrefix(k, cmPrefix))
@@ -145,11 +151,74 @@ func cmEntry(value, field, groupKind string) (ignoreEntry, error) {
 	if i := strings.LastIndex(groupKind, "_"); i >= 0 {
 		kind = groupKind[i+1:]
 	}
-	return ignoreEntry{
-		field: field, kind: kind, everyKind: groupKind == "all" || strings.Contains(kind, "*"),
-		pointers: strings2(n, "jsonPointers"), jq: strings2(n, "jqPathExpressions"),
-		managers: strings2(n, "managedFieldsManagers"),
-	}, nil
+	return customizationEntry(n, field, kind, groupKind == "all" || strings.Contains(kind, "*")), nil
+}
+
+// operatorEntries reads what the ArgoCD resource of argocd-operator
+// (argoproj.io/v1beta1 and v1alpha1) writes into argocd-cm:
+// spec.resourceIgnoreDifferences (all → the .all key; each
+// resourceIdentifiers entry → the <group>_<kind> key, its customization the
+// value), v1alpha1's spec.resourceCustomizations (the older
+// resource.customizations string) and spec.extraConfig, whose keys the
+// operator copies into argocd-cm as they are.
+func operatorEntries(cr *yaml.RNode) ([]ignoreEntry, []finding.Finding) {
+	var entries []ignoreEntry
+	var bad []finding.Finding
+	if all, _ := cr.Pipe(yaml.Lookup("spec", "resourceIgnoreDifferences", "all")); all != nil {
+		entries = append(entries, customizationEntry(all, "spec.resourceIgnoreDifferences.all", "", true))
+	}
+	if ids, _ := cr.Pipe(yaml.Lookup("spec", "resourceIgnoreDifferences", "resourceIdentifiers")); ids != nil {
+		elems, _ := ids.Elements()
+		for i, n := range elems {
+			field := fmt.Sprintf("spec.resourceIgnoreDifferences.resourceIdentifiers[%d]", i)
+			kind := manifest.Str(n, "kind")
+			var c *yaml.RNode
+			if f := n.Field("customization"); f != nil {
+				c = f.Value
+			}
+			e := customizationEntry(c, field+".customization", kind, strings.Contains(kind, "*"))
+			if kind == "" {
+				e.noKind, e.field = true, field
+				e.noKindWhy = "the operator writes it as the argocd-cm key resource.customizations.ignoreDifferences." + groupPrefix(manifest.Str(n, "group")) + ", and Argo CD matches no object by an empty kind"
+			}
+			entries = append(entries, e)
+		}
+	}
+	if legacy := manifest.Str(cr, "spec.resourceCustomizations"); legacy != "" {
+		es, err := legacyEntries(legacy, "spec.resourceCustomizations")
+		if err != nil {
+			bad = append(bad, manifest.Finding(IgnoreRule, finding.SeverityError, cr, "spec.resourceCustomizations", nil, "does not parse: %v", err))
+		}
+		entries = append(entries, es...)
+	}
+	if extra, _ := cr.Pipe(yaml.Lookup("spec", "extraConfig")); extra != nil {
+		data := map[string]string{}
+		_ = extra.VisitFields(func(f *yaml.MapNode) error {
+			data[yaml.GetValue(f.Key)] = yaml.GetValue(f.Value)
+			return nil
+		})
+		es, b := configMapEntries(cr, data, "spec.extraConfig[%s]")
+		entries, bad = append(entries, es...), append(bad, b...)
+	}
+	return entries, bad
+}
+
+// customizationEntry reads an ignoreDifferences customization map (jsonPointers,
+// jqPathExpressions, managedFieldsManagers) sitting at field.
+func customizationEntry(n *yaml.RNode, field, kind string, everyKind bool) ignoreEntry {
+	e := ignoreEntry{field: field, kind: kind, everyKind: everyKind}
+	if n == nil || n.YNode().Kind != yaml.MappingNode {
+		return e
+	}
+	e.pointers, e.jq, e.managers = strings2(n, "jsonPointers"), strings2(n, "jqPathExpressions"), strings2(n, "managedFieldsManagers")
+	return e
+}
+
+func groupPrefix(group string) string {
+	if group == "" {
+		return ""
+	}
+	return group + "_"
 }
 
 // legacyEntries reads the pre-2.x form: resource.customizations holding
@@ -177,8 +246,12 @@ func legacyEntries(value, field string) ([]ignoreEntry, error) {
 func (e ignoreEntry) check(obj *yaml.RNode, allowed []string) []finding.Finding {
 	var out []finding.Finding
 	if e.noKind {
+		why := e.noKindWhy
+		if why == "" {
+			why = "the Application CRD requires one, and Argo CD matches no object by an empty kind"
+		}
 		out = append(out, manifest.Finding(IgnoreRule, finding.SeverityError, obj, e.field+".kind", nil,
-			"an ignoreDifferences entry without a kind: the Application CRD requires one, and Argo CD matches no object by an empty kind; name the kind (and the object) whose field may drift"))
+			"an ignoreDifferences entry without a kind: %s; name the kind (and the object) whose field may drift", why))
 	}
 	broad := e.name == "" || e.everyKind
 	judge := func(field, path string, p fieldPath) {

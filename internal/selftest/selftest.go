@@ -23,18 +23,23 @@ type Mutant struct {
 
 // Row is one line of the selftest table.
 type Row struct {
+	// Input names the input the row was run on (set by the shell).
+	Input  string `json:"input,omitempty"`
 	Rule   string `json:"rule"`
 	Mutant string `json:"mutant"`
 	// Got is "fail" (the gate stopped it), "warn" (the rule only warned, so
-	// the deploy would go on), "pass" (nothing fired) or "n/a" (the render
-	// holds nothing to mutate for this rule).
+	// the deploy would go on), "pass" (nothing fired), "n/a" (the render
+	// holds nothing to mutate for this rule) or "off" (the configuration
+	// turns the rule off, so it was not tried).
 	Got string `json:"got"`
 	// Fired lists the rules that fired on the mutant.
 	Fired []string `json:"fired,omitempty"`
 }
 
-// Caught reports whether the gate stopped the mutant (or it did not apply).
-func (r Row) Caught() bool { return r.Got == "fail" || r.Got == "n/a" }
+// Caught reports whether the gate stopped the mutant, or it was not tried
+// (it did not apply, or the configuration turns its rule off: the user's
+// choice, listed in the table but not a mutant that passed).
+func (r Row) Caught() bool { return r.Got == "fail" || r.Got == "n/a" || r.Got == "off" }
 
 // Run checks that the baseline passes, then runs every mutant of every
 // enabled rule that changes the input alone. The baseline's own findings
@@ -42,9 +47,20 @@ func (r Row) Caught() bool { return r.Got == "fail" || r.Got == "n/a" }
 // deploy, so it catches a mutant. RunApps runs the mutants that change the
 // renders of Applications' sources.
 func Run(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]Row, *finding.Report, error) {
+	return RunFinished(ctx, resources, opts, deps, failOnWarning, nil)
+}
+
+// RunFinished is Run with finish, when not nil, applied to the baseline's
+// report before its verdict is taken: the shell's own step after the gate
+// (the plugin drops the not-expanded finding of an ApplicationSet it
+// expanded), so the baseline is judged as check judges the input.
+func RunFinished(ctx context.Context, resources []*yaml.RNode, opts gate.Options, deps gate.Deps, failOnWarning bool, finish func(*finding.Report)) ([]Row, *finding.Report, error) {
 	base, err := gate.Run(ctx, copyAll(resources), opts, deps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checking the baseline: %w", err)
+	}
+	if finish != nil {
+		finish(base)
 	}
 	if base.Verdict(failOnWarning) != finding.VerdictPass {
 		return nil, base, nil
@@ -79,9 +95,16 @@ func runAll(ctx context.Context, apps bool, resources []*yaml.RNode, opts gate.O
 }
 
 // withUncovered adds an "n/a" row for every enabled static rule that no
-// mutant covered, so the table lists every rule and says which were not
-// proven on this render. Rules covered by RunApps count as covered.
+// mutant covered, and an "off" row for every rule with a check or mutants
+// that the configuration turns off, so the table lists every rule and says
+// which were not proven on this render. Rules covered by RunApps count as
+// covered.
 func withUncovered(rows []Row, cfg *config.Spec) []Row {
+	for _, r := range all.Rules() {
+		if cfg.Rules[r.ID] == finding.Off && (r.Check != nil || len(r.Mutants) > 0) {
+			rows = append(rows, Row{Rule: r.ID, Mutant: "the configuration turns this rule off: not tried", Got: "off"})
+		}
+	}
 	covered := map[string]bool{}
 	for _, r := range rows {
 		covered[r.Rule] = true

@@ -14,7 +14,7 @@ import (
 // IgnoreDifferences fires on ignoreDifferences entries that hide what Argo CD must diff (argo.IgnoreDifferences judges them).
 var IgnoreDifferences = rules.Rule{
 	ID: "argocd-ignore-differences", Default: finding.SeverityError, Family: "argocd",
-	Doc:      "an ignoreDifferences entry (Application, ApplicationSet template or argocd-cm resource.customizations) has no kind, covers every object of a kind with a path outside the allow-list, hides /, /spec, /metadata, /spec/template or a whole object by jq, or trusts a human field manager (kubectl, kubectl-edit, …)",
+	Doc:      "an ignoreDifferences entry (Application, ApplicationSet template, argocd-cm resource.customizations, or argocd-operator's ArgoCD resourceIgnoreDifferences/resourceCustomizations/extraConfig) has no kind, covers every object of a kind with a path outside the allow-list, hides /, /spec, /metadata, /spec/template or a whole object by jq, or trusts a human field manager (kubectl, kubectl-edit, …)",
 	Outage:   "a hand edit or a wrong image drifts in the cluster while Argo CD shows Synced",
 	Mutation: "widen an ignoreDifferences pointer to /spec",
 	Check:    checkIgnoreDifferences,
@@ -33,7 +33,9 @@ func checkIgnoreDifferences(c *rules.Context) []finding.Finding {
 
 // widenIgnoreDifferences sets the first JSON pointer of an Application's
 // ignoreDifferences to /spec, or adds such an entry; else it widens the
-// first ignoreDifferences key of argocd-cm.
+// first ignoreDifferences key of argocd-cm; else the first
+// resourceIgnoreDifferences entry of an ArgoCD resource (argocd-operator),
+// or adds one.
 func widenIgnoreDifferences(rs []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
 	for _, r := range rs {
 		if argo.IsApplication(r) {
@@ -45,7 +47,34 @@ func widenIgnoreDifferences(rs []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bo
 			return rs, true
 		}
 	}
+	for _, r := range rs {
+		if argo.Is(r, "ArgoCD") {
+			return rs, widenOperator(r) == nil
+		}
+	}
 	return nil, false
+}
+
+// widenOperator sets the jsonPointers of the ArgoCD resource's first
+// resourceIgnoreDifferences.resourceIdentifiers entry (else of all) to
+// /spec, or adds an entry for Deployments that does so.
+func widenOperator(cr *yaml.RNode) error {
+	ids, err := cr.Pipe(yaml.LookupCreate(yaml.SequenceNode, "spec", "resourceIgnoreDifferences", "resourceIdentifiers"))
+	if err != nil {
+		return err
+	}
+	if entries, _ := ids.Elements(); len(entries) > 0 {
+		c, err := entries[0].Pipe(yaml.LookupCreate(yaml.MappingNode, "customization"))
+		if err != nil {
+			return err
+		}
+		return c.PipeE(yaml.SetField("jsonPointers", yaml.NewListRNode("/spec")))
+	}
+	entry, err := yaml.Parse("{group: apps, kind: Deployment, customization: {jsonPointers: [/spec]}}")
+	if err != nil {
+		return err
+	}
+	return ids.PipeE(yaml.Append(entry.YNode()))
 }
 func widenApp(app *yaml.RNode) error {
 	list, err := app.Pipe(yaml.LookupCreate(yaml.SequenceNode, "spec", "ignoreDifferences"))

@@ -117,3 +117,74 @@ func TestIgnoreDifferencesArgoCDConfigMap(t *testing.T) {
 		})
 	}
 }
+
+// argoCDOperator is an ArgoCD resource of argocd-operator (apiVersion
+// argoproj.io/v1beta1 or v1alpha1) with spec.
+func argoCDOperator(apiVersion, spec string) string {
+	return "apiVersion: argoproj.io/" + apiVersion + "\nkind: ArgoCD\nmetadata: {name: argocd, namespace: openshift-gitops}\nspec:\n" + spec
+}
+
+// TestIgnoreDifferencesArgoCDOperator: the operator writes the ArgoCD
+// resource's resourceIgnoreDifferences, resourceCustomizations and
+// extraConfig into argocd-cm, so they are judged as argocd-cm's keys are.
+func TestIgnoreDifferencesArgoCDOperator(t *testing.T) {
+	// The shape of argocd-operator's documented example: replicas of every
+	// Deployment, caBundles of webhooks, controller-manager fields.
+	const documented = `  resourceIgnoreDifferences:
+    all:
+      jsonPointers: [/spec/replicas]
+      managedFieldsManagers: [kube-controller-manager]
+    resourceIdentifiers:
+      - group: admissionregistration.k8s.io
+        kind: MutatingWebhookConfiguration
+        customization:
+          jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle']
+      - group: apps
+        kind: Deployment
+        customization:
+          jsonPointers: [/spec/replicas]
+  resourceHealthChecks:
+    - group: certmanager.k8s.io
+      kind: Certificate
+      check: |
+        hs = {status = "Healthy"}
+        return hs
+`
+	cases := []struct {
+		name, input string
+		want        []string
+	}{
+		{"v1beta1, documented example", argoCDOperator("v1beta1", documented), nil},
+		{"v1alpha1, documented example", argoCDOperator("v1alpha1", documented), nil},
+		{"all hides labels of every object", argoCDOperator("v1beta1", "  resourceIgnoreDifferences:\n    all:\n      jsonPointers: [/metadata/labels]\n"),
+			[]string{"spec.resourceIgnoreDifferences.all.jsonPointers[0]"}},
+		{"the pod template of every Deployment", argoCDOperator("v1beta1", "  resourceIgnoreDifferences:\n    resourceIdentifiers:\n      - group: apps\n        kind: Deployment\n        customization:\n          jqPathExpressions: [.spec.template]\n"),
+			[]string{"spec.resourceIgnoreDifferences.resourceIdentifiers[0].customization.jqPathExpressions[0]"}},
+		{"images of every StatefulSet", argoCDOperator("v1alpha1", "  resourceIgnoreDifferences:\n    resourceIdentifiers:\n      - group: apps\n        kind: StatefulSet\n        customization:\n          jsonPointers: [/spec/replicas, /spec/template/spec/containers/0/image]\n"),
+			[]string{"resourceIdentifiers[0].customization.jsonPointers[1]"}},
+		{"a human manager", argoCDOperator("v1beta1", "  resourceIgnoreDifferences:\n    resourceIdentifiers:\n      - kind: Service\n        customization:\n          managedFieldsManagers: [kubectl-edit]\n"),
+			[]string{"resourceIdentifiers[0].customization.managedFieldsManagers[0]"}},
+		{"no kind", argoCDOperator("v1beta1", "  resourceIgnoreDifferences:\n    resourceIdentifiers:\n      - group: apps\n        customization:\n          jsonPointers: [/spec/replicas]\n"),
+			[]string{"spec.resourceIgnoreDifferences.resourceIdentifiers[0].kind"}},
+		{"v1alpha1's older resourceCustomizations string", argoCDOperator("v1alpha1", "  resourceCustomizations: |\n    apps/Deployment:\n      ignoreDifferences: |\n        jsonPointers:\n        - /spec\n    certmanager.k8s.io/Certificate:\n      health.lua: |\n        return {status = \"Healthy\"}\n"),
+			[]string{"spec.resourceCustomizations.apps/Deployment.ignoreDifferences.jsonPointers[0]"}},
+		{"resourceCustomizations that does not parse", argoCDOperator("v1alpha1", "  resourceCustomizations: \"apps/Deployment: [\"\n"),
+			[]string{"spec.resourceCustomizations"}},
+		{"extraConfig sets an argocd-cm key", argoCDOperator("v1beta1", "  extraConfig:\n    resource.customizations.ignoreDifferences.all: |\n      jsonPointers: [/spec]\n    admin.enabled: \"false\"\n"),
+			[]string{"spec.extraConfig[resource.customizations.ignoreDifferences.all].jsonPointers[0]"}},
+		{"an ArgoCD kind of another group is not read", "apiVersion: example.com/v1\nkind: ArgoCD\nmetadata: {name: x}\nspec:\n  resourceIgnoreDifferences:\n    all: {jsonPointers: [/spec]}\n", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := check(t, "argocd-ignore-differences", ruletest.Parse(t, c.input), nil, nil)
+			if len(got) != len(c.want) {
+				t.Fatalf("%d findings, want %d:\n%s", len(got), len(c.want), messages(got))
+			}
+			for i, w := range c.want {
+				if !strings.HasSuffix(got[i].Field.Path, w) || got[i].ResourceRef.Kind != "ArgoCD" {
+					t.Errorf("finding %d at %s %v, want …%s on the ArgoCD resource", i, got[i].Field.Path, got[i].ResourceRef, w)
+				}
+			}
+		})
+	}
+}

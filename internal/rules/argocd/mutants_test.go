@@ -31,6 +31,9 @@ func TestWidenIgnoreDifferences(t *testing.T) {
 		{"an Application's pointer", appWithIgnore("    - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"), true},
 		{"an Application without entries gets one", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec: {}\n", true},
 		{"argocd-cm", argocdCM, true},
+		{"an ArgoCD resource's entry", argoCDOperator("v1beta1", "  resourceIgnoreDifferences:\n    resourceIdentifiers:\n      - {group: apps, kind: Deployment, customization: {jsonPointers: [/spec/replicas]}}\n"), true},
+		{"an ArgoCD resource with only all gets an entry", argoCDOperator("v1alpha1", "  resourceIgnoreDifferences:\n    all: {jsonPointers: [/spec/replicas]}\n"), true},
+		{"an ArgoCD resource without any", argoCDOperator("v1beta1", "  server: {route: {enabled: true}}\n"), true},
 		{"nothing of Argo CD", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", false},
 	}
 	for _, c := range cases {
