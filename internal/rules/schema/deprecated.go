@@ -16,7 +16,7 @@ var Deprecated = rules.Rule{
 		return findings(c, engine.RuleAPIDeprecated, finding.SeverityWarning)
 	},
 	Mutants: []rules.Mutant{
-		{Name: "add a v1 Endpoints object (deprecated since 1.33)", Apply: whenEnabled(appendDoc(
+		{Name: "add a v1 Endpoints object (deprecated since 1.33)", Apply: rules.OnResources(appendDoc(
 			"apiVersion: v1\nkind: Endpoints\nmetadata: {name: gate-selftest-deprecated, namespace: default}\n"))},
 	},
 }

@@ -21,8 +21,7 @@ spec:
         image: nginx:1.27
 `
 
-// on is the default config with schema validation turned on (a target
-// version named).
+// on is the default config with the target version named.
 func on() *config.Spec {
 	c := config.Default()
 	c.Schema.KubernetesVersion = "1.37"
@@ -52,9 +51,22 @@ func onAll(cs []ruletest.Case) []ruletest.Case {
 	return cs
 }
 
-func TestOffUnlessConfigured(t *testing.T) {
+// TestOnByDefault: the default config validates against the newest
+// embedded version; `schema: off` is the way out.
+func TestOnByDefault(t *testing.T) {
+	off := config.Default()
+	off.Rules["schema"] = "off"
 	ruletest.Run(t, Schema, []ruletest.Case{
-		{Name: "no version, no CRDs, no rule named", Input: deployment + "  replica: 3\n"},
+		{Name: "default config", Input: deployment + "  replica: 3\n",
+			Want: []string{`spec.replica: strict decoding error: unknown field "spec.replica"`}},
+		{Name: "turned off", Input: deployment + "  replica: 3\n", Config: off},
+	})
+	unknownOff := config.Default()
+	unknownOff.Rules["schema-unknown"] = "off"
+	ruletest.Run(t, Unknown, []ruletest.Case{
+		{Name: "default config", Input: "apiVersion: example.com/v1\nkind: Potato\nmetadata: {name: p}\n",
+			Want: []string{`: no schema for kind "Potato"`}},
+		{Name: "turned off", Input: "apiVersion: example.com/v1\nkind: Potato\nmetadata: {name: p}\n", Config: unknownOff},
 	})
 }
 

@@ -16,7 +16,7 @@ var Unknown = rules.Rule{
 		return findings(c, engine.RuleSchemaUnknown, finding.SeverityError)
 	},
 	Mutants: []rules.Mutant{
-		{Name: "add an object of a kind nothing describes", Apply: whenEnabled(appendDoc(
+		{Name: "add an object of a kind nothing describes", Apply: rules.OnResources(appendDoc(
 			"apiVersion: selftest.kubectl-gate.dev/v1\nkind: Potato\nmetadata: {name: gate-selftest-unknown}\n"))},
 	},
 }
