@@ -3,13 +3,17 @@
 # top-level Makefile (`-include .ci/schemas.mk`).
 #
 # The four newest Kubernetes minors served, and the CRDs of the projects the
-# gate knows; every module comes from the Go module proxy (`go mod download`).
+# gate knows (Flux: the controllers that FLUX_VERSION in .ci/flux.mk ships);
+# every module comes from the Go module proxy (`go mod download`).
 
 SCHEMA_KUBERNETES_VERSIONS := v1.34.4,v1.35.4,v1.36.3,v1.37.2
 SCHEMA_CRDS := github.com/argoproj/argo-rollouts@v1.10.2:manifests/crds,$\
 github.com/argoproj/argo-cd/v3@v3.6.1:manifests/crds,$\
 github.com/cert-manager/cert-manager@v1.21.2:deploy/crds,$\
-github.com/external-secrets/external-secrets@v1.3.2:config/crds/bases
+github.com/external-secrets/external-secrets@v1.3.2:config/crds/bases,$\
+github.com/fluxcd/kustomize-controller@v1.9.5:config/crd/bases,$\
+github.com/fluxcd/source-controller@v1.9.5:config/crd/bases,$\
+github.com/fluxcd/helm-controller@v1.6.4:config/crd/bases
 
 .PHONY: schemas
 schemas:

@@ -28,7 +28,9 @@ const (
   kind: Deployment
   metadata: {name: web, namespace: shop}
   spec:
+    selector: {matchLabels: {app: web}}
     template:
+      metadata: {labels: {app: web}}
       spec:
         containers:
         - {name: web, image: "ghcr.io/shop/web@sha256:4315c8fd5a82533f56a83922bc1d5a2cff2b1f1e76117f66673abbcffd6c9fff"}

@@ -17,9 +17,9 @@ func pinOverlay(t *testing.T, reg *testutil.Registry, kind, field string, images
 	dir := t.TempDir()
 	var res strings.Builder
 	for i, img := range images {
-		fmt.Fprintf(&res, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app-%d}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: %q}]\n", i, img)
+		fmt.Fprintf(&res, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app-%d}\nspec:\n  selector: {matchLabels: {app: app-%d}}\n  template:\n    metadata: {labels: {app: app-%d}}\n    spec:\n      containers: [{name: c, image: %q}]\n", i, i, i, img)
 	}
-	res.WriteString("---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}}\n")
+	res.WriteString("---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: app-0}, ports: [{port: 80}]}\n")
 	cfg := fmt.Sprintf(`apiVersion: kubectl-gate.dev/v1alpha1
 kind: %s
 metadata:

@@ -101,7 +101,7 @@ func checkout(t *testing.T, extra map[string]string) string {
 
 // app is an Application named bad deploying this repository.
 func app(source, dest string) string {
-	return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bad, namespace: argocd}\nspec:\n  source: " +
+	return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bad, namespace: argocd}\nspec:\n  project: default\n  source: " +
 		source + "\n  destination: {server: https://kubernetes.default.svc, namespace: " + dest + "}\n"
 }
 

@@ -15,6 +15,9 @@ import (
 func TestE2EHelmAutoPromotion(t *testing.T) {
 	const rule = "rollout-bluegreen-autopromotion"
 	const tmpl = "examples/helm/charts/bluegreen/templates/rollout.yaml"
+	// The chart's ServiceMonitor has no CRD here: the examples' config
+	// allows it (schema.ignoreMissing).
+	const cfg = "examples/helm/gate.yaml"
 	cases := []struct {
 		name string
 		args []string
@@ -30,7 +33,7 @@ func TestE2EHelmAutoPromotion(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := gate(t, "", append([]string{"check"}, c.args...)...)
+			r := gate(t, "", append([]string{"check", "--config", cfg}, c.args...)...)
 			if r.Code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, r.Stdout, r.Stderr)
 			}
@@ -42,7 +45,7 @@ func TestE2EHelmAutoPromotion(t *testing.T) {
 		})
 	}
 	// Only the fast Application is red: the prod one renders green.
-	r := gate(t, "", "check", "-f", "examples/helm/apps/shop-bluegreen.yaml", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git")
+	r := gate(t, "", "check", "--config", cfg, "-f", "examples/helm/apps/shop-bluegreen.yaml", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git")
 	if r.Code != 0 {
 		t.Errorf("shop-bluegreen: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}

@@ -19,7 +19,7 @@ import (
 func workloads(n int, images ...string) string {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app-%d, namespace: shop}\nspec:\n  template:\n    spec:\n      containers:\n", i)
+		fmt.Fprintf(&b, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app-%d, namespace: shop}\nspec:\n  selector: {matchLabels: {app: app-%d}}\n  template:\n    metadata: {labels: {app: app-%d}}\n    spec:\n      containers:\n", i, i, i)
 		for j, img := range images {
 			fmt.Fprintf(&b, "      - {name: c%d, image: %q}\n", j, img)
 		}

@@ -33,8 +33,8 @@ func protect(reg *testutil.Registry, user, password string) {
 // deployment renders a Deployment in namespace shop; podExtra is added to its
 // pod spec (serviceAccountName, imagePullSecrets).
 func deployment(name, image, podExtra string) string {
-	return fmt.Sprintf("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: shop}\nspec:\n  template:\n    spec:\n%s      containers:\n      - {name: app, image: %q}\n",
-		name, podExtra, image)
+	return fmt.Sprintf("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: shop}\nspec:\n  selector: {matchLabels: {app: %s}}\n  template:\n    metadata: {labels: {app: %s}}\n    spec:\n%s      containers:\n      - {name: app, image: %q}\n",
+		name, name, name, podExtra, image)
 }
 
 // emptyDockerConfig keeps the machine's own docker config out of a test.

@@ -68,9 +68,10 @@ func TestE2EImagesEverywhere(t *testing.T) {
 
 func TestE2EPodSpecPathListSyntax(t *testing.T) {
 	dir := t.TempDir()
+	// A made-up kind with no CRD: the configs allow it (schema.ignoreMissing).
 	batch := "apiVersion: batch.example.com/v1\nkind: Batch\nmetadata: {name: nightly}\nspec:\n  groups:\n  - pods: {containers: [{name: a, image: \"a:1\"}]}\n"
 	cfg := func(path string) string {
-		return testutil.WriteFiles(t, dir, map[string]string{path + ".yaml": "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata: {name: g}\nspec:\n  images:\n    podSpecPaths: [{kind: Batch, path: \"" + path + "\"}]\n"})
+		return testutil.WriteFiles(t, dir, map[string]string{path + ".yaml": "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata: {name: g}\nspec:\n  schema: {ignoreMissing: [batch.example.com/Batch]}\n  images:\n    podSpecPaths: [{kind: Batch, path: \"" + path + "\"}]\n"})
 	}
 	cfg("spec.groups[].pods")
 	cfg("spec.groups.pods")
@@ -251,7 +252,7 @@ func TestE2EWriteKustomizationNamesWhatFailed(t *testing.T) {
 func TestE2EBlameNamesTheOverlayPatch(t *testing.T) {
 	base := map[string]string{
 		"base/kustomization.yaml": "resources: [web.yaml]\n",
-		"base/web.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/shop/web:1.4@" + pinnedDigest + "\n",
+		"base/web.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/shop/web:1.4@" + pinnedDigest + "\n",
 	}
 	cases := map[string]struct {
 		files map[string]string

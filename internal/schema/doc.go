@@ -10,7 +10,7 @@
 //     module and embedded compressed (data/, see data/PROVENANCE.md);
 //   - CustomResourceDefinitions: those in the validated input itself, those
 //     given in Options.CRDs (--crd), and a built-in set for Argo Rollouts,
-//     Argo CD, cert-manager and external-secrets;
+//     Argo CD, cert-manager, external-secrets and Flux;
 //   - nothing else: a kind with no schema is a schema-unknown result unless
 //     Options.IgnoreMissing lists it — never a silent skip.
 //

@@ -228,17 +228,15 @@ func LoadCRDFiles(paths []string) ([]*yaml.RNode, error) {
 // input (they take precedence over the built-in and --crd ones). An error
 // means the objects could not be checked at all.
 func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result, error) {
-	type parsed struct {
-		obj  map[string]any
-		dups []string
-	}
-	items := make([]parsed, len(objs))
+	// The render's CRDs first: every object may need them. Each is
+	// converted on its own here, since validating an object changes it.
 	render := map[string]*crdKind{}
-	for i, n := range objs {
-		obj, dups := toUnstructured(n.YNode())
-		m, _ := obj.(map[string]any)
-		items[i] = parsed{obj: m, dups: dups}
-		if m != nil && m["kind"] == "CustomResourceDefinition" && strings.HasPrefix(str(m["apiVersion"]), "apiextensions.k8s.io/") {
+	for _, n := range objs {
+		if n.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(n.GetApiVersion(), "apiextensions.k8s.io/") {
+			continue
+		}
+		obj, _ := toUnstructured(n.YNode())
+		if m, ok := obj.(map[string]any); ok {
 			group, kind, k, err := parseCRD(m, "render")
 			if err == nil {
 				render[group+"/"+kind] = k
@@ -246,16 +244,19 @@ func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result,
 		}
 	}
 	// Objects are independent: validate them on every core, results kept in
-	// input order.
-	per := make([][]Result, len(items))
+	// input order. Each worker converts its object and drops it after
+	// validation, so the JSON form of the whole render is never held at once.
+	per := make([][]Result, len(objs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, it := range items {
+	for i, n := range objs {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return fmt.Errorf("validating: %w", err)
 			}
-			per[i] = v.validateOne(gctx, i, it.obj, it.dups, render)
+			obj, dups := toUnstructured(n.YNode())
+			m, _ := obj.(map[string]any)
+			per[i] = v.validateOne(gctx, i, m, dups, render)
 			return nil
 		})
 	}

@@ -19,7 +19,7 @@ var Removed = rules.Rule{
 		return findings(c, engine.RuleAPIRemoved, finding.SeverityError)
 	},
 	Mutants: []rules.Mutant{
-		{Name: "move the first apps/v1 workload to extensions/v1beta1", Apply: whenEnabled(func(rs []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
+		{Name: "move the first apps/v1 workload to extensions/v1beta1", Apply: rules.OnResources(func(rs []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
 			for _, n := range rs {
 				switch n.GetKind() {
 				case "Deployment", "DaemonSet", "ReplicaSet":

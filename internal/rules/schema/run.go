@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	engine "github.com/kubectl-gate/kubectl-gate/internal/schema"
@@ -36,9 +33,6 @@ func validate(c *rules.Context) outcome {
 // findings turns the pass's results of one rule into findings; when the
 // pass could not run at all, the schema rule reports that as no verdict.
 func findings(c *rules.Context, rule string, sev finding.Severity) []finding.Finding {
-	if !Enabled(c.Config) {
-		return nil
-	}
 	o := validate(c)
 	if o.err != nil {
 		if rule != engine.RuleSchema {
@@ -75,29 +69,4 @@ func message(r engine.Result) string {
 		return r.Reason
 	}
 	return r.Field + ": " + r.Reason
-}
-
-// Enabled reports whether schema validation runs: when a target version or
-// CRDs are configured (--kubernetes-version, --crd, schema.*), or a schema
-// rule is named in spec.rules / --rule. Off otherwise for now, so renders
-// that passed before keep passing until they opt in.
-func Enabled(cfg *config.Spec) bool {
-	if cfg.Schema.KubernetesVersion != "" || len(cfg.Schema.CRDs) > 0 {
-		return true
-	}
-	for _, id := range []string{engine.RuleSchema, engine.RuleSchemaUnknown, engine.RuleAPIRemoved, engine.RuleAPIDeprecated} {
-		if cfg.Rules[id] != "" && cfg.Rules[id] != finding.Off {
-			return true
-		}
-	}
-	return false
-}
-
-// whenEnabled is rules.OnResources for a mutant that only applies while
-// schema validation runs (selftest shows it n/a otherwise).
-func whenEnabled(edit func([]*yaml.RNode, *config.Spec) ([]*yaml.RNode, bool)) func(*rules.Subject) bool {
-	on := rules.OnResources(edit)
-	return func(s *rules.Subject) bool {
-		return s.Config != nil && Enabled(s.Config) && on(s)
-	}
 }

@@ -17,9 +17,9 @@ var Schema = rules.Rule{
 	Mutation: "add an unknown field; set a wrong type; break a CRD's CEL rule",
 	Check:    func(c *rules.Context) []finding.Finding { return findings(c, engine.RuleSchema, finding.SeverityError) },
 	Mutants: []rules.Mutant{
-		{Name: "add an unknown field to the first object's spec", Apply: whenEnabled(addUnknownField)},
-		{Name: "give the first object's metadata.labels a wrong type", Apply: whenEnabled(wrongType)},
-		{Name: "add a cert-manager Issuer that breaks its CRD's CEL rule", Apply: whenEnabled(appendDoc(celBroken))},
+		{Name: "add an unknown field to the first object's spec", Apply: rules.OnResources(addUnknownField)},
+		{Name: "give the first object's metadata.labels a wrong type", Apply: rules.OnResources(wrongType)},
+		{Name: "add a cert-manager Issuer that breaks its CRD's CEL rule", Apply: rules.OnResources(appendDoc(celBroken))},
 	},
 }
 

@@ -1,9 +1,11 @@
 package schema
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
 
@@ -21,8 +23,17 @@ spec:
         image: nginx:1.27
 `
 
-// on is the default config with schema validation turned on (a target
-// version named).
+const fluxKustomization = `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+`
+
+// on is the default config with the target version named.
 func on() *config.Spec {
 	c := config.Default()
 	c.Schema.KubernetesVersion = "1.37"
@@ -38,6 +49,9 @@ func TestSchema(t *testing.T) {
 			Want: []string{"spec.ports[0].port: Invalid value"}},
 		{Name: "Certificate without issuerRef", Input: "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: c, namespace: a}\nspec: {secretName: c}\n",
 			Want: []string{"spec.issuerRef: Required value"}},
+		{Name: "Flux Kustomization (built-in CRD)", Input: fluxKustomization},
+		{Name: "Flux Kustomization without prune", Input: strings.Replace(fluxKustomization, "  prune: true\n", "", 1),
+			Want: []string{"spec.prune: Required value"}},
 		{Name: "CRD CEL rule", Input: celBroken,
 			Want: []string{"spec.venafi: Invalid value: exactly one of tpp, cloud, or ngts must be configured"}},
 	}))
@@ -52,9 +66,22 @@ func onAll(cs []ruletest.Case) []ruletest.Case {
 	return cs
 }
 
-func TestOffUnlessConfigured(t *testing.T) {
+// TestOnByDefault: the default config validates against the newest
+// embedded version; `schema: off` is the way out.
+func TestOnByDefault(t *testing.T) {
+	off := config.Default()
+	off.Rules["schema"] = "off"
 	ruletest.Run(t, Schema, []ruletest.Case{
-		{Name: "no version, no CRDs, no rule named", Input: deployment + "  replica: 3\n"},
+		{Name: "default config", Input: deployment + "  replica: 3\n",
+			Want: []string{`spec.replica: strict decoding error: unknown field "spec.replica"`}},
+		{Name: "turned off", Input: deployment + "  replica: 3\n", Config: off},
+	})
+	unknownOff := config.Default()
+	unknownOff.Rules["schema-unknown"] = "off"
+	ruletest.Run(t, Unknown, []ruletest.Case{
+		{Name: "default config", Input: "apiVersion: example.com/v1\nkind: Potato\nmetadata: {name: p}\n",
+			Want: []string{`: no schema for kind "Potato"`}},
+		{Name: "turned off", Input: "apiVersion: example.com/v1\nkind: Potato\nmetadata: {name: p}\n", Config: unknownOff},
 	})
 }
 
@@ -87,4 +114,23 @@ func TestDeprecated(t *testing.T) {
 		{Name: "deprecated in 1.37", Input: mapV1beta1, Want: []string{": admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy is deprecated in v1.37+"}},
 		{Name: "not yet deprecated in 1.34", Input: mapV1beta1, Config: old},
 	}))
+}
+
+// TestMutants: every schema rule's mutants break a valid render under the
+// default config; the deprecation mutant only where a warning stops the
+// deploy, and not otherwise (it would be a miss by design).
+func TestMutants(t *testing.T) {
+	for _, r := range []rules.Rule{Schema, Unknown, Removed} {
+		t.Run(r.ID, func(t *testing.T) { ruletest.Mutants(t, r, ruletest.Case{Input: deployment}) })
+	}
+	failOnWarning := config.Default()
+	failOnWarning.FailOn = config.FailOnWarning
+	ruletest.Mutants(t, Deprecated, ruletest.Case{Input: deployment, Config: failOnWarning})
+	raised := config.Default()
+	raised.Rules["api-deprecated"] = "error"
+	ruletest.Mutants(t, Deprecated, ruletest.Case{Input: deployment, Config: raised})
+	s := &rules.Subject{Resources: ruletest.Parse(t, deployment), Config: config.Default()}
+	if Deprecated.Mutants[0].Apply(s) {
+		t.Errorf("the deprecation mutant applies where its warning lets the deploy through")
+	}
 }

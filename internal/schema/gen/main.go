@@ -4,7 +4,7 @@
 // lifecycle (deprecated, removed, replacement) of every built-in kind from
 // the k8s.io/api types registered in client-go's scheme, and the CRDs of the
 // projects the gate knows (Argo Rollouts, Argo CD, cert-manager,
-// external-secrets), each read from its Go module zip.
+// external-secrets, Flux), each read from its Go module zip.
 //
 // It runs from `make schemas`; the modules come from the Go module proxy with
 // `go mod download -json`, whose zip is read directly (a module that needs a
