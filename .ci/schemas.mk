@@ -9,6 +9,7 @@
 SCHEMA_KUBERNETES_VERSIONS := v1.34.4,v1.35.4,v1.36.3,v1.37.2
 SCHEMA_CRDS := github.com/argoproj/argo-rollouts@v1.10.2:manifests/crds,$\
 github.com/argoproj/argo-cd/v3@v3.6.1:manifests/crds,$\
+github.com/argoproj-labs/argocd-operator@v0.17.0:config/crd/bases:argoproj.io_argocds.yaml+argoproj.io_argocdexports.yaml+argoproj.io_notificationsconfigurations.yaml+argoproj.io_namespacemanagements.yaml,$\
 github.com/cert-manager/cert-manager@v1.21.2:deploy/crds,$\
 github.com/external-secrets/external-secrets@v1.3.2:config/crds/bases,$\
 github.com/fluxcd/kustomize-controller@v1.9.5:config/crd/bases,$\

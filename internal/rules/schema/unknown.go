@@ -9,7 +9,7 @@ import (
 // Unknown fires for a kind with no schema anywhere.
 var Unknown = rules.Rule{
 	ID: engine.RuleSchemaUnknown, Default: finding.SeverityError, Family: "schema",
-	Doc:      "a kind with no schema: not built into the target Kubernetes version, not in the gate's built-in CRDs (Argo Rollouts, Argo CD, cert-manager, external-secrets, Flux), --crd or the render; schema.ignoreMissing lists allowed group/Kind",
+	Doc:      "a kind with no schema: not built into the target Kubernetes version, not in the gate's built-in CRDs (Argo Rollouts, Argo CD, argocd-operator, cert-manager, external-secrets, Flux), --crd or the render; schema.ignoreMissing lists allowed group/Kind",
 	Outage:   "a kind whose CRD is missing in the cluster fails the sync (\"no matches for kind\"), and nothing validated it before",
 	Mutation: "add an object of a kind nothing describes",
 	Check: func(c *rules.Context) []finding.Finding {

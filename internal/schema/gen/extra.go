@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -83,11 +84,17 @@ func release(major, minor int) string {
 }
 
 // genCRDs reads every CustomResourceDefinition under DIR of MODULE@VERSION
-// and writes them, descriptions dropped, as one JSON array.
+// (MODULE@VERSION:DIR:FILE+FILE… for only the files named: a project whose
+// CRD directory also ships other projects' CRDs) and writes them,
+// descriptions dropped, one per line.
 func genCRDs(out, spec string) (string, error) {
 	modVersion, dir, ok := strings.Cut(spec, ":")
 	if !ok {
-		return "", fmt.Errorf("parsing -crds %q: want MODULE@VERSION:DIR", spec)
+		return "", fmt.Errorf("parsing -crds %q: want MODULE@VERSION:DIR[:FILE+FILE…]", spec)
+	}
+	var only []string
+	if d, files, ok := strings.Cut(dir, ":"); ok {
+		dir, only = d, strings.Split(files, "+")
 	}
 	z, err := moduleZip(modVersion)
 	if err != nil {
@@ -100,6 +107,9 @@ func genCRDs(out, spec string) (string, error) {
 	for _, f := range z.File {
 		rel, ok := strings.CutPrefix(f.Name, prefix)
 		if !ok || strings.Contains(rel, "/") || (path.Ext(rel) != ".yaml" && path.Ext(rel) != ".yml") {
+			continue
+		}
+		if only != nil && !slices.Contains(only, rel) {
 			continue
 		}
 		raw, err := readZipFile(f)
@@ -141,7 +151,11 @@ func genCRDs(out, spec string) (string, error) {
 	if err := writeZstd(filepath.Join(out, file), body); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s\t%s@%s %s (%d CRDs: %s)", file, mod, version, dir, len(crds), strings.Join(names, ", ")), nil
+	from := dir
+	if only != nil {
+		from += " " + strings.Join(only, ", ")
+	}
+	return fmt.Sprintf("%s\t%s@%s %s (%d CRDs: %s)", file, mod, version, from, len(crds), strings.Join(names, ", ")), nil
 }
 
 func decodeCRDs(raw []byte) ([]map[string]any, error) {
