@@ -64,9 +64,8 @@ func findings(c *rules.Context, rule string, sev finding.Severity) []finding.Fin
 	return out
 }
 
+// message is the API server's reason; the field path is the finding's
+// Field, which every format prints beside it.
 func message(r engine.Result) string {
-	if r.Field == "" {
-		return r.Reason
-	}
-	return r.Field + ": " + r.Reason
+	return r.Reason
 }
