@@ -57,6 +57,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	total := &finding.Report{}
 	var out bytes.Buffer
 	code := ExitPass
+	configs := &configSources{}
 	for _, u := range units {
 		end := doing(ctx, "checking "+u.name)
 		rep, err := r.check(ctx, u)
@@ -66,6 +67,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 			code = max(code, exitCode(err))
 			continue
 		}
+		configs.add(u.input(o, finding.Finding{}), r.configSource(u))
 		total.Merge(rep)
 		if pin {
 			if err := writeResources(&out, u); err != nil {
@@ -74,6 +76,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		}
 	}
 	r.progress("")
+	total.Configs = configs.lines()
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
 		end := doing(ctx, "pinning "+o.writeKustomization)
 		failed, err := writeKustomization(ctx, o, r, s.Err)
@@ -307,4 +310,55 @@ func progress(s Streams) func(string) {
 	return func(msg string) {
 		fmt.Fprintf(s.Err, "\r\x1b[K%s", msg)
 	}
+}
+
+// configSource says which configuration decides a unit's verdict: the
+// caller's (--config, else the built-in defaults), the in-tree Gate/Pin
+// and whether it may only tighten (config.Tighten), and flags. Every report
+// says it (issue 9: a pull request's own Gate must not decide unseen).
+func (r *runner) configSource(u *unit) string {
+	desc := "built-in defaults"
+	if r.o.configFile != "" {
+		desc = "--config " + r.o.configFile
+	}
+	if f := u.found; f != nil {
+		mode := "may only tighten it"
+		if r.base != nil && r.base.Spec.AllowInTreeLoosening {
+			mode = "decides alone: spec.allowInTreeLoosening"
+		}
+		desc += fmt.Sprintf(" + in-tree %s %s (%s)", f.Kind, f.Metadata.Name, mode)
+	}
+	if r.o.verdictFlags() {
+		desc += " + flags"
+	}
+	return desc
+}
+
+// configSources groups inputs by the configuration that decided them.
+type configSources struct {
+	order  []string
+	inputs map[string][]string
+}
+
+func (c *configSources) add(input, desc string) {
+	if c.inputs == nil {
+		c.inputs = map[string][]string{}
+	}
+	if _, ok := c.inputs[desc]; !ok {
+		c.order = append(c.order, desc)
+	}
+	c.inputs[desc] = append(c.inputs[desc], input)
+}
+
+// lines is one line when every input had the same configuration, else one
+// per configuration naming its inputs.
+func (c *configSources) lines() []string {
+	if len(c.order) == 1 {
+		return []string{c.order[0]}
+	}
+	out := make([]string, 0, len(c.order))
+	for _, desc := range c.order {
+		out = append(out, desc+" (for "+strings.Join(c.inputs[desc], "; ")+")")
+	}
+	return out
 }

@@ -225,3 +225,10 @@ func (o *options) renderOptions() render.Options {
 		NoRemote:           o.noRemote,
 	}
 }
+
+// verdictFlags reports whether flags change the config's verdict (rules,
+// digest mode, failOn, pinned-by, expected resources, schema target).
+func (o *options) verdictFlags() bool {
+	return len(o.ruleOverrides) > 0 || o.digest != "" || o.failOn == config.FailOnWarning || o.requirePinnedBy ||
+		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0
+}

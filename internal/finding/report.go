@@ -15,6 +15,10 @@ type Report struct {
 	// Failures are what could not be evaluated at all (a render that
 	// failed, an unreadable input): each makes the verdict no-verdict.
 	Failures []string
+	// Configs says, per input, which configuration decided its verdict:
+	// the caller's (--config or the defaults), an in-tree Gate/Pin and
+	// whether it could only tighten, flags (README "Trusted config").
+	Configs []string
 }
 
 // Count returns the number of findings at a severity.
@@ -55,4 +59,5 @@ func (r *Report) Merge(o *Report) {
 	r.Findings = append(r.Findings, o.Findings...)
 	r.Resources += o.Resources
 	r.Failures = append(r.Failures, o.Failures...)
+	r.Configs = append(r.Configs, o.Configs...)
 }

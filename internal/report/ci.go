@@ -15,6 +15,12 @@ func writeGitHub(w io.Writer, doc Document) error {
 	if err := writeGitHubFindings(w, doc); err != nil {
 		return err
 	}
+	for _, c := range doc.Config {
+		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(c)
+		if _, err := fmt.Fprintf(w, "::notice title=kubectl-gate config::%s\n", msg); err != nil {
+			return err
+		}
+	}
 	// A CI that reads annotations, not the exit code, must not see green:
 	// every cause of a no-verdict is an error annotation of its own.
 	if doc.Summary.Verdict != finding.VerdictNoVerdict {
@@ -74,12 +80,23 @@ func escapeProp(s string) string {
 }
 
 type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	XMLName  xml.Name `xml:"testsuite"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	// Properties says which configuration decided.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -102,6 +119,12 @@ type junitFailure struct {
 // an error, not a failure.
 func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	suite := junitSuite{Name: "kubectl-gate"}
+	if len(doc.Config) > 0 {
+		suite.Properties = &junitProperties{}
+		for _, c := range doc.Config {
+			suite.Properties.Property = append(suite.Properties.Property, junitProperty{Name: "config", Value: c})
+		}
+	}
 	if doc.Summary.Verdict == finding.VerdictNoVerdict {
 		causes := noVerdictCauses(doc)
 		suite.Cases = append(suite.Cases, junitCase{Name: "no-verdict", Classname: "kubectl-gate",
@@ -193,6 +216,11 @@ func writeSARIF(w io.Writer, doc Document, version string, rules []Rule) error {
 	// SARIF readers judge a run by its invocation: a run without a verdict
 	// did not execute successfully, and each cause is a tool notification.
 	invocation := map[string]any{"executionSuccessful": doc.Summary.Verdict != finding.VerdictNoVerdict}
+	if len(doc.Config) > 0 {
+		// Which configuration decided (a pull request's own Gate may only
+		// tighten the caller's): said in every format.
+		invocation["properties"] = map[string]any{"config": doc.Config}
+	}
 	if doc.Summary.Verdict == finding.VerdictNoVerdict {
 		var notes []any
 		for _, c := range noVerdictCauses(doc) {

@@ -136,3 +136,18 @@ func TestInfoIsListedNotFailed(t *testing.T) {
 		t.Errorf("junit:\n%s", j)
 	}
 }
+
+// TestConfigInEveryFormat: every format says which configuration decided
+// (issue 9: the caller's config, and whether an in-tree Gate could only
+// tighten it).
+func TestConfigInEveryFormat(t *testing.T) {
+	const desc = "--config ci/gate.yaml + in-tree Gate prod (may only tighten it)"
+	r := &finding.Report{Resources: 1, Configs: []string{desc}}
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			if out := write(t, format, r); !strings.Contains(out, "ci/gate.yaml + in-tree Gate prod (may only tighten it)") {
+				t.Errorf("%s does not say which config decided:\n%s", format, out)
+			}
+		})
+	}
+}

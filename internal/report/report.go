@@ -38,6 +38,8 @@ type Document struct {
 	Summary Summary           `json:"summary"`
 	// Failures lists what could not be evaluated (verdict no-verdict).
 	Failures []string `json:"failures,omitempty"`
+	// Config says, per input, which configuration decided.
+	Config []string `json:"config,omitempty"`
 }
 
 // Summary counts a run.
@@ -60,7 +62,7 @@ func Summarize(r *finding.Report, failOnWarning bool) Summary {
 
 // Write prints a report in the chosen format.
 func Write(w io.Writer, r *finding.Report, o Options) error {
-	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning), Failures: r.Failures}
+	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning), Failures: r.Failures, Config: r.Configs}
 	if doc.Results == nil {
 		doc.Results = []finding.Finding{}
 	}
@@ -134,6 +136,11 @@ func writeText(w io.Writer, doc Document, color bool) error {
 	}
 	for _, f := range doc.Failures {
 		if _, err := fmt.Fprintln(w, paint("35", "NO VERDICT: "+f)); err != nil {
+			return err
+		}
+	}
+	for _, c := range doc.Config {
+		if _, err := fmt.Fprintln(w, "config: "+c); err != nil {
 			return err
 		}
 	}
