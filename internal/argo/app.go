@@ -3,6 +3,7 @@ package argo
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
@@ -194,4 +195,31 @@ func (s ScopeOf) Cluster(kind string) bool {
 // config and Argo CD's own objects.
 func Namespaced(obj *yaml.RNode, render []*yaml.RNode) bool {
 	return !manifest.IsLocalConfig(obj) && !IsArgoConfig(obj) && !NewScopeOf(render).Cluster(manifest.Kind(obj))
+}
+
+// ByNamespace groups a render's namespaced objects by the namespace they
+// render into ("" when they set none) — what the Application's destination
+// (or a Flux Kustomization's targetNamespace) is judged against. Local
+// config, Argo CD's own objects, cluster-scoped kinds and what skip
+// reports are left out.
+func ByNamespace(resources []*yaml.RNode, skip func(*yaml.RNode) bool) map[string][]*yaml.RNode {
+	scope := NewScopeOf(resources)
+	out := map[string][]*yaml.RNode{}
+	for _, r := range resources {
+		if manifest.IsLocalConfig(r) || IsArgoConfig(r) || scope.Cluster(manifest.Kind(r)) || (skip != nil && skip(r)) {
+			continue
+		}
+		out[manifest.Namespace(r)] = append(out[manifest.Namespace(r)], r)
+	}
+	return out
+}
+
+// Namespaces returns the keys of a ByNamespace grouping, sorted.
+func Namespaces(m map[string][]*yaml.RNode) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

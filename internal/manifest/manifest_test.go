@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 const objects = `apiVersion: apps/v1
@@ -69,5 +70,21 @@ func TestFacts(t *testing.T) {
 	f := manifest.Finding("image-digest", "error", rs[0], "spec.x", "v", "image %s", "nginx")
 	if f.ResourceRef.String() != "Deployment/web (ns prod)" || f.Field.Path != "spec.x" || f.File.Path != "base/web.yaml" || f.Message != "image nginx" {
 		t.Errorf("Finding = %+v", f)
+	}
+}
+
+func TestSampleAndPlural(t *testing.T) {
+	var objs []*yaml.RNode
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		objs = append(objs, yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "+n+"}\n"))
+	}
+	if got := manifest.Sample(objs); got != "ConfigMap/a, ConfigMap/b, ConfigMap/c, and 2 more" {
+		t.Errorf("Sample = %q", got)
+	}
+	if got := manifest.Sample(objs[:1]); got != "ConfigMap/a" {
+		t.Errorf("Sample of one = %q", got)
+	}
+	if manifest.Plural(1, "object") != "1 object" || manifest.Plural(3, "object") != "3 objects" {
+		t.Errorf("Plural: %q %q", manifest.Plural(1, "object"), manifest.Plural(3, "object"))
 	}
 }

@@ -145,3 +145,15 @@ func OnResources(edit func(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.R
 		return ok
 	}
 }
+
+// Excluded returns the entry of spec.argocd.exclude (--exclude-app) that
+// names r ("name" or "namespace/name"), or "": the trusted caller took it
+// out of scope, and the report lists it.
+func Excluded(c *Context, r *yaml.RNode) string {
+	for _, e := range c.Config.ArgoCD.Exclude {
+		if e == manifest.Name(r) || e == manifest.Namespace(r)+"/"+manifest.Name(r) {
+			return e
+		}
+	}
+	return ""
+}

@@ -1,10 +1,6 @@
 package argocd
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
@@ -28,18 +24,18 @@ func checkDestinationNamespace(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	eachRendered(c, func(app *yaml.RNode, src argo.Source, a argo.AppSource) {
 		dest := manifest.Str(app, "spec.destination.namespace")
-		byNS := namespacedByNamespace(a.Resources)
-		for _, ns := range sortedNS(byNS) {
+		byNS := argo.ByNamespace(a.Resources, nil)
+		for _, ns := range argo.Namespaces(byNS) {
 			objs := byNS[ns]
 			switch {
 			case ns == "" && dest == "":
 				out = append(out, manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", nil,
 					"has no destination namespace, and %s of its source %s (%s) set no namespace either: Argo CD applies them to whatever namespace its cluster connection defaults to, not a chosen one",
-					count(len(objs), "namespaced object"), a.Path, sample(objs)))
+					manifest.Plural(len(objs), "namespaced object"), a.Path, manifest.Sample(objs)))
 			case ns != "" && dest != "" && ns != dest:
 				f := manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", dest,
 					"destination namespace %q, but %s of its source %s render into namespace %q (%s): the sync goes green and nothing lands in %q",
-					dest, count(len(objs), "object"), a.Path, ns, sample(objs), dest)
+					dest, manifest.Plural(len(objs), "object"), a.Path, ns, manifest.Sample(objs), dest)
 				if len(byNS) == 1 {
 					f.Field.ProposedValue = ns
 				}
@@ -48,49 +44,6 @@ func checkDestinationNamespace(c *rules.Context) []finding.Finding {
 		}
 	})
 	return out
-}
-
-// namespacedByNamespace groups the namespaced objects of a render by the
-// namespace they render into ("" when they set none: they land in the
-// destination namespace). Argo CD's own objects are left out: an
-// app-of-apps renders Applications into Argo CD's namespace on purpose.
-func namespacedByNamespace(resources []*yaml.RNode) map[string][]*yaml.RNode {
-	scope := argo.NewScopeOf(resources)
-	out := map[string][]*yaml.RNode{}
-	for _, r := range resources {
-		if manifest.IsLocalConfig(r) || argo.IsArgoConfig(r) || scope.Cluster(manifest.Kind(r)) {
-			continue
-		}
-		out[manifest.Namespace(r)] = append(out[manifest.Namespace(r)], r)
-	}
-	return out
-}
-func sortedNS(m map[string][]*yaml.RNode) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// sample names up to three objects.
-func sample(objs []*yaml.RNode) string {
-	var names []string
-	for i, o := range objs {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(objs)-3))
-			break
-		}
-		names = append(names, manifest.Kind(o)+"/"+manifest.Name(o))
-	}
-	return strings.Join(names, ", ")
-}
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // moveDestination points an Application at another namespace than its

@@ -30,22 +30,12 @@ func checkSourceNotRendered(c *rules.Context) []finding.Finding {
 	return out
 }
 
-// excluded returns the exclude entry naming an object, or "".
-func excluded(c *rules.Context, r *yaml.RNode) string {
-	for _, e := range c.Config.ArgoCD.Exclude {
-		if e == manifest.Name(r) || e == manifest.Namespace(r)+"/"+manifest.Name(r) {
-			return e
-		}
-	}
-	return ""
-}
-
 func findSourceNotRendered(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range c.Resources {
-		if (argo.Is(r, "ApplicationSet") || argo.IsApplication(r)) && excluded(c, r) != "" {
+		if (argo.Is(r, "ApplicationSet") || argo.IsApplication(r)) && rules.Excluded(c, r) != "" {
 			if fs := notSeen(c, r); len(fs) > 0 {
-				out = append(out, excludedFinding(r, excluded(c, r), len(fs)))
+				out = append(out, excludedFinding(r, rules.Excluded(c, r), len(fs)))
 			}
 			continue
 		}

@@ -37,7 +37,7 @@ func checkNotRendered(c *rules.Context) []finding.Finding {
 		if _, ok := argo.RendersOf(c.Apps, r)[-1]; ok {
 			continue
 		}
-		if e := excluded(c, r); e != "" {
+		if e := rules.Excluded(c, r); e != "" {
 			out = append(out, manifest.Finding("flux-not-rendered", finding.SeverityInfo, r, "", nil,
 				"excluded by spec.argocd.exclude %q: not rendered and not checked, by the caller's decision", e))
 			continue
@@ -48,15 +48,4 @@ func checkNotRendered(c *rules.Context) []finding.Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-// excluded returns the exclude entry (spec.argocd.exclude, --exclude-app)
-// naming r, or "".
-func excluded(c *rules.Context, r *yaml.RNode) string {
-	for _, e := range c.Config.ArgoCD.Exclude {
-		if e == manifest.Name(r) || e == manifest.Namespace(r)+"/"+manifest.Name(r) {
-			return e
-		}
-	}
-	return ""
 }

@@ -1,8 +1,6 @@
 package flux
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -50,17 +48,17 @@ func checkTargetNamespace(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	eachRendered(c, func(ks *yaml.RNode, a argo.AppSource) {
 		target := manifest.Str(ks, "spec.targetNamespace")
-		byNS := byNamespace(a.Resources)
-		for _, ns := range sorted(byNS) {
+		byNS := argo.ByNamespace(a.Resources, isFlux)
+		for _, ns := range argo.Namespaces(byNS) {
 			objs := byNS[ns]
 			switch {
 			case ns == "" && target == "":
 				out = append(out, manifest.Finding("flux-target-namespace", finding.SeverityError, ks, "spec.targetNamespace", nil,
 					"has no targetNamespace, and %s of its path %s (%s) set no namespace either: kustomize-controller does not default them, the apply fails with \"namespace not specified\" and nothing of the Kustomization is applied",
-					count(len(objs), "namespaced object"), a.Path, sample(objs)))
+					manifest.Plural(len(objs), "namespaced object"), a.Path, manifest.Sample(objs)))
 			case ns != "" && target != "" && ns != target:
 				f := manifest.Finding("flux-target-namespace", finding.SeverityError, ks, "spec.targetNamespace", target,
-					"targetNamespace %q, but %s of its path %s render into namespace %q (%s)", target, count(len(objs), "object"), a.Path, ns, sample(objs))
+					"targetNamespace %q, but %s of its path %s render into namespace %q (%s)", target, manifest.Plural(len(objs), "object"), a.Path, ns, manifest.Sample(objs))
 				if len(byNS) == 1 {
 					f.Field.ProposedValue = ns
 				}
@@ -69,50 +67,6 @@ func checkTargetNamespace(c *rules.Context) []finding.Finding {
 		}
 	})
 	return out
-}
-
-// byNamespace groups a render's namespaced objects by the namespace they
-// render into ("" when they set none). Flux and Argo CD objects are left
-// out: a Kustomization that renders other Kustomizations puts them in
-// flux-system on purpose.
-func byNamespace(resources []*yaml.RNode) map[string][]*yaml.RNode {
-	scope := argo.NewScopeOf(resources)
-	out := map[string][]*yaml.RNode{}
-	for _, r := range resources {
-		if manifest.IsLocalConfig(r) || argo.IsArgoConfig(r) || scope.Cluster(manifest.Kind(r)) || strings.Contains(manifest.APIVersion(r), ".toolkit.fluxcd.io/") {
-			continue
-		}
-		out[manifest.Namespace(r)] = append(out[manifest.Namespace(r)], r)
-	}
-	return out
-}
-
-func sorted(m map[string][]*yaml.RNode) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func sample(objs []*yaml.RNode) string {
-	var names []string
-	for i, o := range objs {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(objs)-3))
-			break
-		}
-		names = append(names, manifest.Kind(o)+"/"+manifest.Name(o))
-	}
-	return strings.Join(names, ", ")
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // moveTarget points a rendered Kustomization's targetNamespace elsewhere,
@@ -126,7 +80,7 @@ func moveTarget(s *rules.Subject) bool {
 		if !ok || a.Err != nil || a.Skipped != "" {
 			continue
 		}
-		for ns := range byNamespace(a.Resources) {
+		for ns := range argo.ByNamespace(a.Resources, isFlux) {
 			spec, err := ks.Pipe(yaml.LookupCreate(yaml.MappingNode, "spec"))
 			if err != nil {
 				return false
@@ -138,4 +92,10 @@ func moveTarget(s *rules.Subject) bool {
 		}
 	}
 	return false
+}
+
+// isFlux reports Flux's own objects: a Kustomization that renders other
+// Kustomizations puts them in flux-system on purpose.
+func isFlux(r *yaml.RNode) bool {
+	return strings.Contains(manifest.APIVersion(r), ".toolkit.fluxcd.io/")
 }
