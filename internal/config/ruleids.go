@@ -10,6 +10,7 @@ func RuleIDs() []string {
 	return []string{
 		"gate-placement",
 		"render-count",
+		"render-duplicate",
 		"render-empty",
 		"api-deprecated",
 		"api-removed",

@@ -22,6 +22,7 @@ func Rules() []rules.Rule {
 	return []rules.Rule{
 		render.Placement,
 		render.Count,
+		render.Duplicate,
 		render.Empty,
 
 		schema.Deprecated,

@@ -1,0 +1,98 @@
+package render
+
+import (
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// Duplicate fires when one object is in the render more than once.
+var Duplicate = rules.Rule{
+	ID: "render-duplicate", Default: finding.SeverityError, Family: "render",
+	Doc:      "the same object (API group, kind, namespace, name) is in the render more than once: the copies are applied one after the other and the last wins, whichever it is; a cluster-scoped kind counts once whatever namespace each copy names; local config and objects named only by generateName do not count",
+	Outage:   "a second copy of an object (a duplicated manifest, two Applications' sources in one render) silently replaces the one that was checked and reviewed",
+	Mutation: "add a second copy of an object with a changed label",
+	Check:    checkDuplicate,
+	Mutants: []rules.Mutant{
+		{Name: "add a second copy of an object with a changed label", Apply: rules.OnResources(func(res []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
+			for _, r := range res {
+				if manifest.IsLocalConfig(r) || manifest.Name(r) == "" {
+					continue
+				}
+				dup := r.Copy()
+				if err := dup.PipeE(yaml.SetLabel("kubectl-gate.dev/selftest", "copy")); err != nil {
+					return nil, false
+				}
+				return append(res, dup), true
+			}
+			return nil, false
+		})},
+	},
+}
+
+// identity is what makes two objects the same object to the API server.
+type identity struct {
+	group, kind, namespace, name string
+}
+
+func checkDuplicate(c *rules.Context) []finding.Finding {
+	first := map[identity]*yaml.RNode{}
+	scope := argo.NewScopeOf(c.Resources)
+	var out []finding.Finding
+	for _, r := range c.Resources {
+		if manifest.IsLocalConfig(r) || manifest.Name(r) == "" {
+			continue
+		}
+		group, _, _ := strings.Cut(manifest.APIVersion(r), "/")
+		if !strings.Contains(manifest.APIVersion(r), "/") {
+			group = ""
+		}
+		ns := manifest.Namespace(r)
+		if scope.Cluster(manifest.Kind(r)) {
+			// A cluster-scoped object's namespace is ignored by the API
+			// server: copies in "two namespaces" are one object.
+			ns = ""
+		}
+		id := identity{group, manifest.Kind(r), ns, manifest.Name(r)}
+		prev, seen := first[id]
+		if !seen {
+			first[id] = r
+			continue
+		}
+		same := "an identical copy"
+		if content(prev) != content(r) {
+			same = "a different copy: this one replaces it when applied"
+		}
+		where := ""
+		if f := manifest.SourceFile(prev); f != nil && f.Path != "" {
+			where = " (from " + f.Path + ")"
+		}
+		out = append(out, manifest.Finding("render-duplicate", finding.SeverityError, r, "", nil,
+			"the render already holds this object%s; %s", where, same))
+	}
+	return out
+}
+
+// content is an object without the annotations readers and renderers add
+// (file, index, origin, the gate's own), so two copies from different files
+// compare by what the cluster would receive.
+func content(r *yaml.RNode) string {
+	cp := r.Copy()
+	if md := cp.Field("metadata"); md != nil {
+		if a := md.Value.Field("annotations"); a != nil {
+			keys, _ := a.Value.Fields()
+			for _, k := range keys {
+				if strings.Contains(k, "config.kubernetes.io/") || strings.HasPrefix(k, "internal.kubectl-gate.dev/") {
+					_ = a.Value.PipeE(yaml.Clear(k))
+				}
+			}
+		}
+	}
+	return cp.MustString()
+}
