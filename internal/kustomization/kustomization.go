@@ -152,6 +152,10 @@ func entryRepo(e *yaml.RNode) string {
 	return ""
 }
 
+// Restore puts back a kustomization file's former content, atomically:
+// the caller undoes a write whose result it refuses.
+func Restore(path string, data []byte) error { return atomicWrite(path, data) }
+
 // atomicWrite replaces path with data through a temp file and a rename, so
 // a reader sees the old file or the new one, never half of either.
 func atomicWrite(path string, data []byte) error {
