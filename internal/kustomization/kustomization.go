@@ -132,7 +132,15 @@ func setDigests(node *yaml.RNode, digests map[string]string) ([]Change, error) {
 	}
 	slices.Sort(add)
 	for _, repo := range add {
-		entry := yaml.NewMapRNode(&map[string]string{"name": repo, "digest": digests[repo]})
+		// name first, then digest, as a person writes it (a Go map would
+		// give the fields in random order).
+		entry := yaml.NewMapRNode(nil)
+		if err := entry.PipeE(yaml.SetField("name", yaml.NewStringRNode(repo))); err != nil {
+			return nil, fmt.Errorf("adding %s: %w", repo, err)
+		}
+		if err := entry.PipeE(yaml.SetField("digest", yaml.NewStringRNode(digests[repo]))); err != nil {
+			return nil, fmt.Errorf("adding %s: %w", repo, err)
+		}
 		if err := list.PipeE(yaml.Append(entry.YNode())); err != nil {
 			return nil, fmt.Errorf("adding %s: %w", repo, err)
 		}

@@ -210,7 +210,9 @@ func (s ArgoSource) WithHelmParameter(name, value string) ArgoSource {
 	if s.HelmSpec != nil {
 		h = s.HelmSpec.Copy()
 	}
-	entry := yaml.NewMapRNode(&map[string]string{"name": name, "value": value})
+	entry := yaml.NewMapRNode(nil)
+	_ = entry.PipeE(yaml.SetField("name", yaml.NewStringRNode(name)))
+	_ = entry.PipeE(yaml.SetField("value", yaml.NewStringRNode(value)))
 	if f := h.Field("parameters"); f != nil && f.Value.YNode().Kind == yaml.SequenceNode {
 		f.Value.YNode().Content = append(f.Value.YNode().Content, entry.YNode())
 	} else {
