@@ -66,3 +66,61 @@ func TestE2EHelmRemoteDependency(t *testing.T) {
 		t.Errorf("output does not name the dependency:\n%s", out)
 	}
 }
+
+// selftest on Helm inputs (issue 13 §5): on the chart's render through
+// --chart and through an Argo CD Helm source, the rules' mutants and the
+// Helm mutant — the chart value that turns autoPromotion on — are all
+// stopped, in a table labelled with the input. With the rule turned down
+// to a warning the Helm mutant gets through and selftest fails.
+func TestE2ESelftestHelm(t *testing.T) {
+	const cfg = "examples/helm/gate.yaml"
+	cases := []struct {
+		name  string
+		args  []string
+		label string
+		row   string
+	}{
+		{"chart", []string{"--chart", "examples/helm/charts/bluegreen", "-n", "shop"},
+			"== --chart examples/helm/charts/bluegreen: the baseline passes",
+			"a Helm value that turns autoPromotion on (--set bluegreen.autoPromotion=true)"},
+		{"apps-root", []string{"-f", "examples/helm/apps/shop-bluegreen.yaml", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git"},
+			"== Application argocd/shop-bluegreen spec.source source examples/helm/charts/bluegreen: the baseline passes",
+			"a Helm value that turns autoPromotion on (helm.parameters bluegreen.autoPromotion=true)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := gate(t, "", append([]string{"selftest", "--config", cfg}, c.args...)...)
+			if r.Code != 0 {
+				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+			}
+			if !strings.Contains(r.Stdout, c.label) || !strings.Contains(r.Stderr, "selftest: PASSED") {
+				t.Errorf("no table labelled %q, or no PASSED line:\n%s%s", c.label, r.Stdout, r.Stderr)
+			}
+			table := section(r.Stdout, c.label)
+			for _, m := range []string{c.row, "flip autoPromotionEnabled to true and drop prePromotionAnalysis", "point previewService at activeService", "drop the digest, keep the tag"} {
+				if row := rowOf(table, m); !strings.Contains(row, "FAIL") {
+					t.Errorf("mutant %q not stopped: %q\n%s", m, row, r.Stdout)
+				}
+			}
+			w := gate(t, "", append([]string{"selftest", "--config", cfg, "--rule", "rollout-bluegreen-autopromotion=warning"}, c.args...)...)
+			if w.Code != 1 || !strings.Contains(rowOf(w.Stdout, c.row), "WARN  <-- MISSED") ||
+				!strings.Contains(w.Stderr, "rule rollout-bluegreen-autopromotion, mutation \""+c.row+"\" got WARN") {
+				t.Errorf("with the rule at warning: exit %d, want 1 and the Helm mutant missed\n%s%s", w.Code, w.Stdout, w.Stderr)
+			}
+		})
+	}
+}
+
+// section is the table of out labelled label: from that line to the next
+// "== " line.
+func section(out, label string) string {
+	i := strings.Index(out, label)
+	if i < 0 {
+		return ""
+	}
+	rest := out[i+len(label):]
+	if j := strings.Index(rest, "\n== "); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}

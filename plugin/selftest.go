@@ -226,6 +226,11 @@ func (r *runner) selftest(ctx context.Context, u *unit) (*selftestInput, int) {
 		}
 		more = append(more, row)
 	}
+	if row, ok, err := r.helmMutant(ctx, u, opts, deps, spec.FailOnWarning()); err != nil {
+		return noVerdict(err)
+	} else if ok {
+		more = append(more, row)
+	}
 	in.Mutants = append(rows, more...)
 	for i := range in.Mutants {
 		in.Mutants[i].Input = in.Input

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,7 +27,12 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if err != nil {
 		return nil, err
 	}
-	u := renderUnit(ctx, dir, o, "", nil)
+	// With --enable-helm, helmCharts: render with the same helm command as
+	// -k; kustomize's images transformer applies the written entries to
+	// their output too.
+	helmCmd, cleanup, helmErr := o.helm.command()
+	defer cleanup()
+	u := renderUnit(ctx, dir, o, helmCmd, helmErr)
 	if u.err != nil {
 		return nil, u.err
 	}
@@ -59,11 +65,49 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 	if ctx.Err() != nil || !commit(ctx) {
 		return nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, context.Cause(ctx))
 	}
-	changes, err := kustomization.SetDigests(path, kustomization.PinnedDigests(u.resources, extra, unpinned))
+	original, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	digests := kustomization.PinnedDigests(u.resources, extra, unpinned)
+	changes, err := kustomization.SetDigests(path, digests)
+	if err != nil {
+		return nil, err
+	}
+	if err := reached(ctx, dir, o, helmCmd, extra, digests); err != nil {
+		if rerr := kustomization.Restore(path, original); rerr != nil {
+			return nil, fmt.Errorf("%w; restoring %s: %w", err, path, rerr)
+		}
+		return nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, err)
+	}
 	for _, c := range changes {
 		fmt.Fprintf(errOut, "%s: %s\n", path, c)
 	}
-	return nil, err
+	return nil, nil
+}
+
+// reached renders dir again after the write and fails when an image of a
+// repository the write pinned is still without digest: the kustomization's
+// images: do not reach it (an image in a field kustomize's images
+// transformer does not edit, a render kustomize does not pass through it),
+// so the write would pin part of the render only.
+func reached(ctx context.Context, dir string, o *options, helmCmd string, extra []images.PodSpecPath, digests map[string]string) error {
+	u := renderUnit(ctx, dir, o, helmCmd, nil)
+	if u.err != nil {
+		return fmt.Errorf("rendering %s after writing the digests: %w", dir, u.err)
+	}
+	var missed []string
+	for repo := range kustomization.UnpinnedRepos(u.resources, extra) {
+		if digests[repo] != "" {
+			missed = append(missed, repo)
+		}
+	}
+	if len(missed) == 0 {
+		return nil
+	}
+	slices.Sort(missed)
+	return fmt.Errorf("kustomize's images: would not pin every image of the render: %s still render(s) without digest after the write; pin the render instead (kubectl gate pin -k %s, or the Pin KRM function)",
+		strings.Join(missed, ", "), dir)
 }
 
 // resolveCauses groups image-resolve findings by cause: one line per cause

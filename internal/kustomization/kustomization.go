@@ -132,7 +132,15 @@ func setDigests(node *yaml.RNode, digests map[string]string) ([]Change, error) {
 	}
 	slices.Sort(add)
 	for _, repo := range add {
-		entry := yaml.NewMapRNode(&map[string]string{"name": repo, "digest": digests[repo]})
+		// name first, then digest, as a person writes it (a Go map would
+		// give the fields in random order).
+		entry := yaml.NewMapRNode(nil)
+		if err := entry.PipeE(yaml.SetField("name", yaml.NewStringRNode(repo))); err != nil {
+			return nil, fmt.Errorf("adding %s: %w", repo, err)
+		}
+		if err := entry.PipeE(yaml.SetField("digest", yaml.NewStringRNode(digests[repo]))); err != nil {
+			return nil, fmt.Errorf("adding %s: %w", repo, err)
+		}
 		if err := list.PipeE(yaml.Append(entry.YNode())); err != nil {
 			return nil, fmt.Errorf("adding %s: %w", repo, err)
 		}
@@ -151,6 +159,10 @@ func entryRepo(e *yaml.RNode) string {
 	}
 	return ""
 }
+
+// Restore puts back a kustomization file's former content, atomically:
+// the caller undoes a write whose result it refuses.
+func Restore(path string, data []byte) error { return atomicWrite(path, data) }
 
 // atomicWrite replaces path with data through a temp file and a rename, so
 // a reader sees the old file or the new one, never half of either.

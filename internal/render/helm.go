@@ -186,3 +186,40 @@ func relativizeHelmSources(resources []*yaml.RNode) {
 		}
 	}
 }
+
+// HelmOptions returns the helm options Argo CD would render the source
+// with, its parameter files merged first; ok is false when Argo CD would
+// not render the source with Helm.
+func (s ArgoSource) HelmOptions() (o helm.Options, ok bool, err error) {
+	if err := s.mergeParameterFiles(); err != nil {
+		return o, false, err
+	}
+	typ, err := s.sourceType()
+	if err != nil || typ != "Helm" {
+		return o, false, err
+	}
+	o, err = ArgoHelmOptions(s)
+	return o, err == nil, err
+}
+
+// WithHelmParameter returns a copy of the source with one more
+// helm.parameters entry, as a user adds it to the Application. Like Argo
+// CD, a parameter file that sets helm.parameters still replaces the list.
+func (s ArgoSource) WithHelmParameter(name, value string) ArgoSource {
+	h := yaml.NewMapRNode(nil)
+	if s.HelmSpec != nil {
+		h = s.HelmSpec.Copy()
+	}
+	entry := yaml.NewMapRNode(nil)
+	_ = entry.PipeE(yaml.SetField("name", yaml.NewStringRNode(name)))
+	_ = entry.PipeE(yaml.SetField("value", yaml.NewStringRNode(value)))
+	if f := h.Field("parameters"); f != nil && f.Value.YNode().Kind == yaml.SequenceNode {
+		f.Value.YNode().Content = append(f.Value.YNode().Content, entry.YNode())
+	} else {
+		_ = h.PipeE(yaml.SetField("parameters", yaml.NewListRNode()))
+		list := h.Field("parameters").Value
+		list.YNode().Content = append(list.YNode().Content, entry.YNode())
+	}
+	s.HelmSpec, s.Helm = h, true
+	return s
+}
