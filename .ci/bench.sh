@@ -429,7 +429,10 @@ yaml.safe_dump(c, open(sys.argv[2], "w"))' "$W/crds/rollout-crd.yaml" "$W/rollou
 else
 	NOTES+=("kyverno skipped: not built (KYVERNO=$KYVERNO; make policy-tools)")
 fi
-log "1c. kubectl-gate check --rego (the conftest policy above, run by the gate)"
+log "1c. conftest test as the gate runs it (--output json), and kubectl-gate check --rego"
+run conftest-json 1 "$CONFTEST" test --all-namespaces --no-color --output json --policy "$ROOT/.ci/bench/policy" "$W/render.yaml"
+CJ1=("$M_WALL" "$M_CPU" "$M_RSS")
+row "conftest test $NK --output json, unpinned" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "the gate's arguments"
 run gate-rego 1 "$GATE" check -f "$W/render.yaml" --rego "$ROOT/.ci/bench/policy" --conftest "$CONFTEST"
 GR1=("$M_WALL" "$M_CPU" "$M_RSS")
 row "gate check $NK --rego, tags" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "$(policy_errors gate-rego) policy findings"
@@ -570,7 +573,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 rline() {
 	local -n a=$2 b=$3
 	[[ -n ${a[0]:-} && -n ${b[0]:-} ]] || return 0
-	printf '  %-46s %7s  [%s]   RSS %s\n' "$1" "$(ratio "${a[0]}" "${b[0]}")" "$(ratio "${a[1]}" "${b[1]}")" "$(ratio "${a[2]}" "${b[2]}")"
+	printf '  %-50s %7s  [%s]   RSS %s\n' "$1" "$(ratio "${a[0]}" "${b[0]}")" "$(ratio "${a[1]}" "${b[1]}")" "$(ratio "${a[2]}" "${b[2]}")"
 }
 both() { echo $(($1 & $2)); }
 times_faster() { awk -v b="$1" -v a="$2" -v r="$3" 'BEGIN { print (a > 0 && b / a >= r) ? 1 : 0 }'; } # B A R: A ≥ R× faster than B
@@ -598,8 +601,13 @@ if [[ -n ${GPN_WALL[50]:-} ]]; then
 		NOTES+=("policies grow: $n VAPs $(fmt_s "${GPN_WALL[$n]}"), ${GPN_RSS[$n]} MB; per added policy $(awk -v a="${GPN_WALL[$n]}" -v b="${GP2[0]}" -v n="$n" 'BEGIN { printf "%.0f ms", (a - b) * 1000 / (n - 1) }'), $(awk -v a="${GPN_RSS[$n]}" -v b="${GP2[2]}" -v n="$n" 'BEGIN { printf "%.1f MB", (a - b) / (n - 1) }') (from 1 VAP: $(fmt_s "${GP2[0]}"), ${GP2[2]} MB)")
 	done
 fi
-have GK1 && have KYC && NOTES+=("--kyverno-policy overhead: gate + kyverno $(fmt_s "${GK1[0]}") − kyverno alone $(fmt_s "${KYC[0]}") = $(awk -v a="${GK1[0]}" -v b="${KYC[0]}" 'BEGIN { printf "%.2f s", a - b }') (the gate's own check alone: $(fmt_s "${G1[0]}"))")
-NOTES+=("--rego overhead: gate + conftest $(fmt_s "${GR1[0]}") − conftest alone $(fmt_s "${C1[0]}") = $(awk -v a="${GR1[0]}" -v b="${C1[0]}" 'BEGIN { printf "%.2f s", a - b }') (the gate's own check alone: $(fmt_s "${G1[0]}"))")
+overhead() { # LABEL WITH ALONE: the gate's cost on top of the tool, wall and CPU
+	local -n w=$2 a=$3
+	have "$2" && have "$3" || return 0
+	NOTES+=("$1 overhead: wall $(fmt_s "${w[0]}") − $(fmt_s "${a[0]}") = $(awk -v x="${w[0]}" -v y="${a[0]}" 'BEGIN { printf "%.2f s", x - y }'), CPU $(fmt_s "${w[1]}") − $(fmt_s "${a[1]}") = $(awk -v x="${w[1]}" -v y="${a[1]}" 'BEGIN { printf "%.2f s", x - y }') (the gate's own check alone: $(fmt_s "${G1[0]}"), CPU $(fmt_s "${G1[1]}"))")
+}
+overhead "--kyverno-policy (gate + kyverno − kyverno alone)" GK1 KYC
+overhead "--rego (gate + conftest − conftest --output json alone)" GR1 CJ1
 if [[ $PIN == 1 ]]; then
 	WALL_GOAL=$(awk -v j="$JOBS" -v n="$NUNIQ" -v d="$DELAY_MS" 'BEGIN { printf "%.3f", 1.3 * int((n + j - 1) / j) * d / 1000 }')
 	FLOOR=$(awk -v n="$NREFS" -v d="$DELAY_MS" 'BEGIN { print n * d / 1000 }')
@@ -637,7 +645,7 @@ fi
 	rline "gate --policy / gate check, tags" GP1 G1
 	rline "gate --policy / gate check, digests" GP2 G2
 	rline "gate --kyverno-policy / kyverno alone, tags" GK1 KYC
-	rline "gate --rego / conftest alone, tags" GR1 C1
+	rline "gate --rego / conftest --output json alone, tags" GR1 CJ1
 	if [[ $PIN == 1 ]]; then
 		echo "  (b) / (a)  crane loop over every ref / gate pin     $(ratio "$PB_WALL" "${PA[0]}")"
 		echo "  (c) / (a)  crane loop over unique refs / gate pin   $(ratio "${PC[0]}" "${PA[0]}")"
