@@ -10,38 +10,61 @@
 #
 #   crane v0.22.1        `crane digest` per reference: the sequential baseline
 #   conftest v0.71.1     the image-digest rule as Rego (.ci/bench/policy); ~110 s cold
-#   kubeconform v0.8.0   schema validation of the same render, offline: schemas
-#                        made from the Kubernetes swagger.json and the Argo
-#                        Rollouts CRD schema (both from the module proxy)
+#   kubeconform v0.8.0   schema validation of the same render, offline, -strict:
+#                        JSON schemas made by its scripts/openapi2jsonschema.py
+#                        from the OpenAPI v3 and Rollout CRD the gate embeds
+#                        (.ci/schemas.mk; all from the module proxy)
+#   kubectl-validate v0.0.4  the same, with the API server's validation code;
+#                        best effort: if it does not build, the bench says so
+#   kyverno v1.19.1      `make policy-tools` (.ci/policy.mk; ~5 min cold): the
+#                        require-pinned VAP and a ClusterPolicy (.ci/bench/kyverno)
 #
 # Knobs (environment): BENCH_RUNS (3), BENCH_JOBS (8), BENCH_DELAY (20ms),
 # BENCH_CRANE_SAMPLE (1000; 0 = the whole 4,000-reference loop), BENCH_CHECK_N
 # (10000; smaller only to try the script out),
 # BENCH_SPLIT (1: also time the check with Rollouts rules off), BENCH_GO (1:
-# the Go benchmarks), BENCH_CMD_TIMEOUT (900 s per command), BENCH_KEEP (1:
-# keep the work directory), BENCH_OUT (.cache/bench/summary.txt).
+# the Go benchmarks), BENCH_PIN (1: pin, verify, ApplicationSets),
+# BENCH_CMD_TIMEOUT (900 s per command), BENCH_KEEP (1: keep the work
+# directory), BENCH_OUT (.cache/bench/summary.txt).
 
 CRANE_VERSION       := v0.22.1
 CONFTEST_VERSION    := v0.71.1
 KUBECONFORM_VERSION := v0.8.0
-# Where kubeconform's schemas come from (downloaded with `go mod download`).
-BENCH_K8S_SCHEMA_VERSION      := v1.37.2
-BENCH_ROLLOUTS_SCHEMA_VERSION := v1.10.1
+KUBECTL_VALIDATE_VERSION := v0.0.4
+# The peers' schemas are the gate's (.ci/schemas.mk, included later: these
+# expand when the recipe runs): the newest Kubernetes release it embeds and
+# the module:directory of its Argo Rollouts CRDs.
+bench_comma := ,
+BENCH_K8S_SCHEMA_VERSION = $(lastword $(subst $(bench_comma), ,$(SCHEMA_KUBERNETES_VERSIONS)))
+BENCH_ROLLOUTS_CRDS      = $(filter github.com/argoproj/argo-rollouts@%,$(subst $(bench_comma), ,$(SCHEMA_CRDS)))
 
 CRANE       := $(TOOLS)/crane-$(CRANE_VERSION)/crane
 CONFTEST    := $(TOOLS)/conftest-$(CONFTEST_VERSION)/conftest
 KUBECONFORM := $(TOOLS)/kubeconform-$(KUBECONFORM_VERSION)/kubeconform
+KUBECTL_VALIDATE := $(TOOLS)/kubectl-validate-$(KUBECTL_VALIDATE_VERSION)/kubectl-validate
 
-.PHONY: bench bench-tools
-bench: build bench-tools $(HELM)
+.PHONY: bench bench-tools bench-kubectl-validate
+bench: build bench-tools policy-tools $(HELM)
 	GO="$(GO)" GATE="$(BIN)/kubectl-gate" CRANE="$(CRANE)" CONFTEST="$(CONFTEST)" \
-	KUBECONFORM="$(KUBECONFORM)" K8S_SCHEMA_VERSION="$(BENCH_K8S_SCHEMA_VERSION)" \
-	ROLLOUTS_SCHEMA_VERSION="$(BENCH_ROLLOUTS_SCHEMA_VERSION)" \
+	KUBECONFORM="$(KUBECONFORM)" KUBECONFORM_VERSION="$(KUBECONFORM_VERSION)" \
+	KUBECTL_VALIDATE="$(KUBECTL_VALIDATE)" KYVERNO="$(KYVERNO)" \
+	KUBECTL_VALIDATE_WHY="$$(tail -n 1 $(dir $(KUBECTL_VALIDATE))install.log 2>/dev/null)" \
+	K8S_SCHEMA_VERSION="$(BENCH_K8S_SCHEMA_VERSION)" ROLLOUTS_CRDS="$(BENCH_ROLLOUTS_CRDS)" \
 	bash .ci/bench.sh
 	@# Helm: render + check of a 500-object chart, --chart vs helm template | check -f -
 	GATE="$(BIN)/kubectl-gate" HELM="$(HELM)" bash .ci/bench-helm.sh
 
-bench-tools: $(CRANE) $(CONFTEST) $(KUBECONFORM)
+bench-tools: $(CRANE) $(CONFTEST) $(KUBECONFORM) bench-kubectl-validate
+
+# kubectl-validate is a peer, not a prerequisite: a failed build is recorded
+# in install.log beside it, and .ci/bench.sh reports the row as skipped.
+bench-kubectl-validate:
+	@[ -x "$(KUBECTL_VALIDATE)" ] || { mkdir -p "$(dir $(KUBECTL_VALIDATE))" && \
+		echo "installing kubectl-validate $(KUBECTL_VALIDATE_VERSION)" && \
+		GOBIN="$(dir $(KUBECTL_VALIDATE))" $(GO) install sigs.k8s.io/kubectl-validate@$(KUBECTL_VALIDATE_VERSION) \
+			>"$(dir $(KUBECTL_VALIDATE))install.log" 2>&1 || \
+		echo "go install sigs.k8s.io/kubectl-validate@$(KUBECTL_VALIDATE_VERSION) failed: does not build here" \
+			| tee -a "$(dir $(KUBECTL_VALIDATE))install.log"; }
 
 $(TOOLS)/crane-%/crane:
 	GOBIN=$(@D) $(GO) install github.com/google/go-containerregistry/cmd/crane@$*
