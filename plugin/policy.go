@@ -142,6 +142,27 @@ func (o *policyOptions) validate() error {
 	if _, err := o.namespaceLabelMap(); err != nil {
 		return err
 	}
+	// kyverno and conftest run in a scratch directory: a relative path would
+	// name nothing there, and kyverno given no policy file exits 0. The
+	// paths become absolute, and a rego directory must exist.
+	for i, p := range o.kyvernoPolicies {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return usageErr("--kyverno-policy", "%q: %v", p, err)
+		}
+		o.kyvernoPolicies[i] = abs
+	}
+	for i, p := range o.regoDirs {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return usageErr("--rego", "%q: %v", p, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil || !st.IsDir() {
+			return usageErr("--rego", "%q is not a directory of Rego policies", p)
+		}
+		o.regoDirs[i] = abs
+	}
 	if len(o.policies) > 0 {
 		if _, err := policy.LoadPaths(o.policies); err != nil {
 			return policyUsage(err)
