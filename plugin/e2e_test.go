@@ -133,11 +133,15 @@ func TestE2EJSONShape(t *testing.T) {
 	var doc struct {
 		Results []map[string]any `json:"results"`
 		Summary map[string]any   `json:"summary"`
+		Config  []string         `json:"config"`
 	}
 	dec := json.NewDecoder(strings.NewReader(r.Stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("decoding %s: %v", r.Stdout, err)
+	}
+	if len(doc.Config) != 1 || !strings.Contains(doc.Config[0], "in-tree Gate") {
+		t.Errorf("config = %q, want the in-tree Gate named", doc.Config)
 	}
 	want := map[string]any{"resources": 3.0, "errors": 2.0, "warnings": 0.0, "verdict": "fail"}
 	for k, v := range want {
