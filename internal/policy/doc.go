@@ -19,6 +19,10 @@
 // rendered, before the API server's defaulting and mutating admission
 // (a Deployment without replicas has no spec.replicas here), and
 // request.userInfo is empty because the gate does not know who will apply.
+// matchPolicy Equivalent reaches the other served versions of a CRD the
+// gate knows (converted by changing apiVersion, as the API server converts
+// for a CRD without a conversion webhook; a webhook-converted CRD is a
+// no-verdict result), but not other versions of a built-in kind.
 //
 // The package takes []*yaml.RNode and returns plain [Result] values; the
 // rule that turns them into findings lives with the rules.

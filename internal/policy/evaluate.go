@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
@@ -96,7 +95,7 @@ type evaluator struct {
 	kinds   kinds
 	ns      *namespaces
 	matcher generic.PolicyMatcher
-	ifaces  admission.ObjectInterfaces
+	ifaces  *objectInterfaces
 	hooks   []*hook
 	static  []Result
 	mu      sync.Mutex
@@ -122,8 +121,8 @@ func newEvaluator(set *Set, objs []*unstructured.Unstructured, opts Options) (*e
 		kinds:   newKinds(crds),
 		ns:      ns,
 		matcher: generic.NewPolicyMatcher(matching.NewMatcher(ns.lister, nsClient{})),
-		ifaces:  admission.NewObjectInterfacesFromScheme(runtime.NewScheme()),
 	}
+	e.ifaces = newObjectInterfaces(e.kinds)
 	if err := e.buildHooks(set, objs); err != nil {
 		return nil, err
 	}
@@ -285,7 +284,7 @@ func (e *evaluator) object(ctx context.Context, i int, u *unstructured.Unstructu
 	n := 0
 	for _, h := range e.hooks {
 		attr := newAttributes(u, gvk, gvr, ns)
-		matched, err := e.matches(attr, h)
+		matched, matchKind, err := e.matches(attr, h)
 		if err == nil && !matched {
 			continue
 		}
@@ -295,6 +294,12 @@ func (e *evaluator) object(ctx context.Context, i int, u *unstructured.Unstructu
 		if !knownNS && h.namespaceSensitive {
 			out = append(out, Result{Action: NoVerdict, Policy: h.policy.Name, Binding: h.binding.Name, Index: i,
 				Message: fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' depends on namespace %q, which is neither in the render nor in --namespace-labels", h.policy.Name, h.binding.Name, ns)})
+			continue
+		}
+		if err == nil && matchKind != gvk && e.kinds.crds[gvk.GroupKind()].webhookConversion {
+			out = append(out, Result{Action: NoVerdict, Policy: h.policy.Name, Binding: h.binding.Name, Index: i,
+				Message: fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' sees %s %q as %s (matchPolicy Equivalent): %v",
+					h.policy.Name, h.binding.Name, gvk.Kind, u.GetName(), matchKind.GroupVersion(), errWebhookConversion)})
 			continue
 		}
 		n++
@@ -314,14 +319,17 @@ func (e *evaluator) object(ctx context.Context, i int, u *unstructured.Unstructu
 	return out, n, nil
 }
 
-// matches runs the policy's and the binding's match criteria; a criteria
-// error is left to the dispatcher, which judges it by failurePolicy.
-func (e *evaluator) matches(attr admission.Attributes, h *hook) (bool, error) {
-	ok, _, _, err := e.matcher.DefinitionMatches(attr, e.ifaces, validating.NewValidatingAdmissionPolicyAccessor(h.policy))
+// matches runs the policy's and the binding's match criteria and returns
+// the kind the policy sees the object as (another version under
+// matchPolicy Equivalent); a criteria error is left to the dispatcher,
+// which judges it by failurePolicy.
+func (e *evaluator) matches(attr admission.Attributes, h *hook) (bool, schema.GroupVersionKind, error) {
+	ok, _, kind, err := e.matcher.DefinitionMatches(attr, e.ifaces, validating.NewValidatingAdmissionPolicyAccessor(h.policy))
 	if err != nil || !ok {
-		return ok, err
+		return ok, kind, err
 	}
-	return e.matcher.BindingMatches(attr, e.ifaces, validating.NewValidatingAdmissionPolicyBindingAccessor(h.binding))
+	ok, err = e.matcher.BindingMatches(attr, e.ifaces, validating.NewValidatingAdmissionPolicyBindingAccessor(h.binding))
+	return ok, kind, err
 }
 
 // skipObject leaves out what the API server would not admit through this

@@ -1,5 +1,7 @@
 package policy
 
+import "strconv"
+
 // The agreement matrix: each case is a policy setup (VAP, binding, params,
 // namespaces) in its own namespace, and objects with the verdict the gate
 // must give. TestMatrixGate checks the gate against these expectations;
@@ -14,7 +16,9 @@ package policy
 type matrixObject struct {
 	yaml string
 	// want: "admit", "deny:<substring>", "warn:<substring>",
-	// "audit:<substring>", "ignored:<substring>"; several joined by " & ".
+	// "audit:<substring>", "ignored:<substring>", "noverdict:<substring>";
+	// several joined by " & ". A kind given more than once (warn, audit,
+	// ignored, noverdict) wants that many results, in any order.
 	want string
 }
 
@@ -24,6 +28,13 @@ type matrixCase struct {
 	objects []matrixObject
 	// unbound: the gate must report the policy as checking nothing.
 	unbound bool
+	// server gives, by object index, the API server's verdict ("admit",
+	// "deny:<substring>") where the gate deliberately has none: an
+	// authorizer check, which only the API server can answer for the user
+	// who applies (the test cluster runs --authorization-mode=AlwaysAllow,
+	// so every check is allowed). The matrix records both sides; this is
+	// its one deliberate difference.
+	server map[int]string
 }
 
 const pinnedPolicy = `
@@ -639,6 +650,433 @@ spec:
 			{configMap("labelled", "team: a, strict: \"yes\"", ""), "admit"},
 		},
 	},
+	{
+		name: "reason-invalid",
+		setup: cmPolicy(`  validations:
+  - expression: "!object.metadata.name.endsWith('-tmp')"
+    messageExpression: "'temporary ConfigMap ' + object.metadata.name + ' must not be deployed'"
+    reason: Invalid
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("scratch-tmp", "", ""), "deny:temporary ConfigMap scratch-tmp must not be deployed"},
+			{configMap("scratch", "", ""), "admit"},
+		},
+	},
+	{
+		name: "reason-request-entity-too-large",
+		setup: cmPolicy(`  validations:
+  - expression: "!has(object.data) || object.data.all(k, size(object.data[k]) <= 16)"
+    message: ConfigMap values are limited to 16 bytes each
+    reason: RequestEntityTooLarge
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("blob", "", "cert: 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'"), "deny:ConfigMap values are limited to 16 bytes each"},
+			{configMap("tiny", "", "mode: fast"), "admit"},
+		},
+	},
+	{
+		name: "params-selector-each-warn",
+		setup: `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ban-debug, namespace: NS, labels: {role: params}}
+data: {key: debug}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ban-trace, namespace: NS, labels: {role: params}}
+data: {key: trace}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ban-profile, namespace: NS, labels: {role: params}}
+data: {key: profile}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    objectSelector: {matchExpressions: [{key: role, operator: NotIn, values: [params]}]}
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps]
+  validations:
+  - expression: "!has(object.data) || !(params.data.key in object.data)"
+    messageExpression: "'key ' + params.data.key + ' is discouraged by ' + params.metadata.name"
+` + "---" + cmBinding("[Warn]", `  paramRef:
+    namespace: NS
+    selector: {matchLabels: {role: params}}
+    parameterNotFoundAction: Deny
+`),
+		objects: []matrixObject{
+			{configMap("noisy", "", "debug: 'on', trace: 'on', level: info"),
+				"warn:key debug is discouraged by ban-debug & warn:key trace is discouraged by ban-trace"},
+			{configMap("profiled", "", "profile: 'on'"), "warn:key profile is discouraged by ban-profile"},
+			{configMap("quiet", "", "level: info"), "admit"},
+		},
+	},
+	{
+		name: "params-crd-selector",
+		setup: limitCRD + `---
+apiVersion: policy.gate.example.com/v1
+kind: GateLimit
+metadata: {name: NS-soft, labels: {matrix: NS}}
+spec: {maxKeys: 2}
+---
+apiVersion: policy.gate.example.com/v1
+kind: GateLimit
+metadata: {name: NS-hard, labels: {matrix: NS}}
+spec: {maxKeys: 3}
+---
+apiVersion: policy.gate.example.com/v1
+kind: GateLimit
+metadata: {name: NS-other, labels: {matrix: elsewhere}}
+spec: {maxKeys: 0}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  paramKind: {apiVersion: policy.gate.example.com/v1, kind: GateLimit}
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps]
+  validations:
+  - expression: "!has(object.data) || size(object.data) <= params.spec.maxKeys"
+    messageExpression: "object.metadata.name + ' has ' + string(size(object.data)) + ' keys, GateLimit ' + params.metadata.name + ' allows ' + string(params.spec.maxKeys)"
+` + "---" + cmBinding("[Warn]", `  paramRef:
+    selector: {matchLabels: {matrix: NS}}
+    parameterNotFoundAction: Deny
+`),
+		objects: []matrixObject{
+			{configMap("three", "", "a: '1', b: '2', c: '3'"), "warn:three has 3 keys, GateLimit NS-soft allows 2"},
+			{configMap("four", "", "a: '1', b: '2', c: '3', d: '4'"),
+				"warn:four has 4 keys, GateLimit NS-soft allows 2 & warn:four has 4 keys, GateLimit NS-hard allows 3"},
+			{configMap("two", "", "a: '1', b: '2'"), "admit"},
+		},
+	},
+	{
+		name: "params-crd-not-found-deny",
+		setup: limitCRD + `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  paramKind: {apiVersion: policy.gate.example.com/v1, kind: GateLimit}
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps]
+  validations:
+  - expression: "!has(object.data) || size(object.data) <= params.spec.maxKeys"
+` + "---" + cmBinding("[Deny]", `  paramRef: {name: NS-missing-limit, parameterNotFoundAction: Deny}
+`),
+		objects: []matrixObject{
+			{configMap("any", "", "a: '1'"), "deny:no params found for policy binding with `Deny` parameterNotFoundAction"},
+			{configMap("empty", "", ""), "deny:no params found for policy binding with `Deny` parameterNotFoundAction"},
+		},
+	},
+	{
+		name: "params-selector-none-allow",
+		setup: `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: unrelated, namespace: NS, labels: {role: other}}
+data: {key: debug}
+---
+` + cmPolicy(`  paramKind: {apiVersion: v1, kind: ConfigMap}
+  validations:
+  - expression: "!(params.data.key in object.data)"
+    message: banned key
+`) + "---" + cmBinding("[Deny]", `  paramRef:
+    namespace: NS
+    selector: {matchLabels: {role: params}}
+    parameterNotFoundAction: Allow
+`),
+		objects: []matrixObject{
+			{configMap("debugging", "", "debug: 'on'"), "admit"},
+		},
+	},
+	{
+		name:  "match-policy-equivalent",
+		setup: widgetCRD + "---" + widgetPolicy("Equivalent") + "---" + widgetBinding,
+		objects: []matrixObject{
+			{widget("matrix.gate.example.com/v1beta1", "old-big", 20), "deny:widget old-big (seen as matrix.gate.example.com/v1) is larger than 10"},
+			{widget("matrix.gate.example.com/v1", "new-big", 20), "deny:widget new-big (seen as matrix.gate.example.com/v1) is larger than 10"},
+			{widget("matrix.gate.example.com/v1beta1", "old-small", 5), "admit"},
+		},
+	},
+	{
+		name:  "match-policy-exact",
+		setup: widgetCRD + "---" + widgetPolicy("Exact") + "---" + widgetBinding,
+		objects: []matrixObject{
+			{widget("matrix.gate.example.com/v1beta1", "old-big", 20), "admit"},
+			{widget("matrix.gate.example.com/v1", "new-big", 20), "deny:widget new-big (seen as matrix.gate.example.com/v1) is larger than 10"},
+		},
+	},
+	{
+		name: "namespace-object-expression",
+		setup: `
+apiVersion: v1
+kind: Namespace
+metadata: {name: NS-payments, labels: {owner: payments}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: NS-shared}
+---
+` + cmPolicy(`  validations:
+  - expression: "has(namespaceObject.metadata.labels) && 'owner' in namespaceObject.metadata.labels && has(object.metadata.labels) && object.metadata.labels.team == namespaceObject.metadata.labels.owner"
+    messageExpression: "'namespace ' + namespaceObject.metadata.name + (has(namespaceObject.metadata.labels) && 'owner' in namespaceObject.metadata.labels ? ' belongs to team ' + namespaceObject.metadata.labels.owner : ' has no owner')"
+`) + `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: NS-binding}
+spec:
+  policyName: NS-policy
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [NS-payments, NS-shared]}]}
+`,
+		objects: []matrixObject{
+			{configMapIn("NS-payments", "search-config", "team: search", ""), "deny:namespace NS-payments belongs to team payments"},
+			{configMapIn("NS-payments", "payments-config", "team: payments", ""), "admit"},
+			{configMapIn("NS-shared", "shared-config", "team: payments", ""), "deny:namespace NS-shared has no owner"},
+		},
+	},
+	{
+		name: "variables-chain",
+		setup: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [apps]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [deployments]
+  variables:
+  - name: containers
+    expression: "object.spec.template.spec.containers + (has(object.spec.template.spec.initContainers) ? object.spec.template.spec.initContainers : [])"
+  - name: images
+    expression: variables.containers.map(c, c.image)
+  - name: untrusted
+    expression: "variables.images.filter(i, !i.startsWith('registry.example.com/'))"
+  validations:
+  - expression: size(variables.untrusted) == 0
+    messageExpression: "string(size(variables.untrusted)) + ' of ' + string(size(variables.images)) + ' images come from untrusted registries: ' + variables.untrusted.join(', ')"
+` + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{deployment("hub", "docker.io/library/nginx:1.27"), "deny:1 of 1 images come from untrusted registries: docker.io/library/nginx:1.27"},
+			{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mixed, namespace: NS}
+spec:
+  selector: {matchLabels: {app: mixed}}
+  template:
+    metadata: {labels: {app: mixed}}
+    spec:
+      initContainers:
+      - {name: migrate, image: quay.io/acme/migrate:2}
+      containers:
+      - {name: app, image: registry.example.com/shop/api:1.4}
+`, "deny:1 of 2 images come from untrusted registries: quay.io/acme/migrate:2"},
+			{deployment("trusted", digest), "admit"},
+		},
+	},
+	{
+		name: "authorizer",
+		setup: cmPolicy(`  variables:
+  - name: sa
+    expression: "has(object.data) && 'serviceAccount' in object.data ? object.data.serviceAccount : ''"
+  validations:
+  - expression: "variables.sa == '' || !authorizer.serviceAccount(object.metadata.namespace, variables.sa).group('').resource('secrets').namespace(object.metadata.namespace).check('delete').allowed()"
+    messageExpression: "'service account ' + variables.sa + ' may delete secrets: use a least-privilege account'"
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("job-settings", "", "serviceAccount: deployer"), "noverdict:asks the authorizer"},
+			{configMap("plain-settings", "", "level: info"), "admit"},
+		},
+		server: map[int]string{0: "deny:service account deployer may delete secrets: use a least-privilege account"},
+	},
+	{
+		name: "authorizer-allowed",
+		setup: cmPolicy(`  validations:
+  - expression: "!has(object.metadata.annotations) || !('gate.example.com/reads-secret' in object.metadata.annotations) || authorizer.group('').resource('secrets').namespace(object.metadata.namespace).name(object.metadata.annotations['gate.example.com/reads-secret']).check('get').allowed()"
+    message: the applying user cannot read the referenced Secret
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: tls-settings, namespace: NS, annotations: {gate.example.com/reads-secret: tls-cert}}
+`, "noverdict:asks the authorizer"},
+			{configMap("no-secret", "", ""), "admit"},
+		},
+		server: map[int]string{0: "admit"},
+	},
+	{
+		name: "failure-policy-fail-warn",
+		setup: cmPolicy(`  failurePolicy: Fail
+  validations:
+  - expression: "int(object.data.replicas) <= 5"
+    message: at most 5 replicas
+`) + "---" + cmBinding("[Warn]", ""),
+		objects: []matrixObject{
+			{configMap("unset", "", "other: x"), "warn:no such key: replicas"},
+			{configMap("many", "", "replicas: '9'"), "warn:at most 5 replicas"},
+			{configMap("few", "", "replicas: '2'"), "admit"},
+		},
+	},
+	{
+		name: "failure-policy-ignore-variable",
+		setup: cmPolicy(`  failurePolicy: Ignore
+  variables:
+  - name: port
+    expression: "int(object.data.port)"
+  validations:
+  - expression: "variables.port >= 1024"
+    messageExpression: "'port ' + string(variables.port) + ' is privileged'"
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("no-port", "", "host: db"), "ignored:no such key: port"},
+			{configMap("bad-port", "", "port: http"), "ignored:"},
+			{configMap("low-port", "", "port: '80'"), "deny:port 80 is privileged"},
+			{configMap("high-port", "", "port: '8080'"), "admit"},
+		},
+	},
+	{
+		name: "match-condition-error-ignore",
+		setup: cmPolicy(`  failurePolicy: Ignore
+  matchConditions:
+  - name: by-mode
+    expression: "object.data.mode == 'checked'"
+  validations:
+  - expression: "'owner' in object.data"
+    message: checked ConfigMaps need an owner
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("unchecked", "", "x: y"), "ignored:no such key: mode"},
+			{configMap("checked", "", "mode: checked"), "deny:checked ConfigMaps need an owner"},
+			{configMap("other-mode", "", "mode: off"), "admit"},
+		},
+	},
+	{
+		name: "match-conditions-all-must-hold",
+		setup: cmPolicy(`  matchConditions:
+  - name: labelled
+    expression: "has(object.metadata.labels)"
+  - name: production
+    expression: "object.metadata.labels.?env.orValue('') == 'prod'"
+  - name: not-exempt
+    expression: "!('gate.example.com/exempt' in object.metadata.labels)"
+  validations:
+  - expression: "has(object.data) && 'owner' in object.data"
+    message: production ConfigMaps must name an owner
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("prod", "env: prod", "a: b"), "deny:production ConfigMaps must name an owner"},
+			{configMap("prod-exempt", "env: prod, gate.example.com/exempt: 'yes'", "a: b"), "admit"},
+			{configMap("staging", "env: staging", "a: b"), "admit"},
+			{configMap("prod-owned", "env: prod", "owner: me"), "admit"},
+		},
+	},
+	{
+		name: "message-expression-fallback",
+		setup: cmPolicy(`  validations:
+  - expression: "!has(object.data) || !('disabled' in object.data)"
+    messageExpression: "'disabled because ' + object.data.reason"
+    message: disabled ConfigMaps must not be deployed
+`) + "---" + cmBinding("[Deny]", ""),
+		objects: []matrixObject{
+			{configMap("explained", "", "disabled: 'true', reason: migration"), "deny:disabled because migration"},
+			{configMap("unexplained", "", "disabled: 'true'"), "deny:disabled ConfigMaps must not be deployed"},
+			{configMap("multiline", "", `disabled: 'true', reason: "one\ntwo"`), "deny:disabled ConfigMaps must not be deployed"},
+			{configMap("enabled", "", "reason: none"), "admit"},
+		},
+	},
+	{
+		name: "audit-message-expression",
+		setup: cmPolicy(`  validations:
+  - expression: "!has(object.data) || size(object.data) <= 1"
+    messageExpression: "'ConfigMap ' + object.metadata.name + ' has ' + string(size(object.data)) + ' keys'"
+`) + "---" + cmBinding("[Audit, Warn]", ""),
+		objects: []matrixObject{
+			{configMap("wide", "", "a: '1', b: '2'"), "audit:ConfigMap wide has 2 keys & warn:ConfigMap wide has 2 keys"},
+			{configMap("narrow", "", "a: '1'"), "admit"},
+		},
+	},
+	{
+		name: "namespace-creation",
+		setup: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [namespaces]
+  validations:
+  - expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels"
+    messageExpression: "'namespace ' + object.metadata.name + ' needs an owner label'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: NS-binding}
+spec:
+  policyName: NS-policy
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [NS-team-a, NS-team-b]}]}
+`,
+		objects: []matrixObject{
+			{"apiVersion: v1\nkind: Namespace\nmetadata: {name: NS-team-a}\n", "deny:namespace NS-team-a needs an owner label"},
+			{"apiVersion: v1\nkind: Namespace\nmetadata: {name: NS-team-b, labels: {owner: team-b}}\n", "admit"},
+			{"apiVersion: v1\nkind: Namespace\nmetadata: {name: NS-team-c}\n", "admit"},
+		},
+	},
+	{
+		name: "binding-exclude-resource-rules",
+		setup: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps, secrets]
+  validations:
+  - expression: "has(object.metadata.labels) && 'app' in object.metadata.labels"
+    messageExpression: "object.kind + ' ' + object.metadata.name + ' needs an app label'"
+` + "---" + cmBinding("[Deny]", `    excludeResourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [secrets]
+`),
+		objects: []matrixObject{
+			{"apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: NS}\nstringData: {password: x}\n", "admit"},
+			{configMap("settings", "", ""), "deny:ConfigMap settings needs an app label"},
+		},
+	},
 }
 
 func nsConfigMap(ns, data string) string {
@@ -661,4 +1099,72 @@ func shortHash(s string) string {
 		b[i] = hex[h>>(4*i)&0xf]
 	}
 	return string(b)
+}
+
+func configMapIn(ns, name, labels, data string) string {
+	return `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ` + name + `, namespace: ` + ns + `, labels: {` + labels + `}}
+data: {` + data + `}
+`
+}
+
+// widgetCRD serves Widget in two versions without a conversion webhook,
+// as a CRD that is mid-migration does.
+const widgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.matrix.gate.example.com}
+spec:
+  group: matrix.gate.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+`
+
+func widgetPolicy(matchPolicy string) string {
+	return `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-policy}
+spec:
+  matchConstraints:
+    matchPolicy: ` + matchPolicy + `
+    resourceRules:
+    - apiGroups: [matrix.gate.example.com]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [widgets]
+  validations:
+  - expression: object.spec.size <= 10
+    messageExpression: "'widget ' + object.metadata.name + ' (seen as ' + object.apiVersion + ') is larger than 10'"
+`
+}
+
+var widgetBinding = cmBinding("[Deny]", "")
+
+func widget(apiVersion, name string, size int) string {
+	return `
+apiVersion: ` + apiVersion + `
+kind: Widget
+metadata: {name: ` + name + `, namespace: NS}
+spec: {size: ` + strconv.Itoa(size) + `}
+`
 }

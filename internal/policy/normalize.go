@@ -13,9 +13,21 @@ import (
 // maps and lists of omitempty fields and canonicalizes quantities
 // ("1024Mi" → "1Gi"). Custom kinds pass unchanged. An object that does not
 // decode into its type is returned as an error: the API server would reject
-// it before any policy ran.
+// it before any policy ran. A Namespace gets the kubernetes.io/metadata.name
+// label the API server sets on create, before admission sees it.
 func normalize(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	gvk := u.GroupVersionKind()
+	if gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "Namespace" {
+		labels := u.GetLabels()
+		if labels[nsNameLabel] != u.GetName() {
+			u = u.DeepCopy()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[nsNameLabel] = u.GetName()
+			u.SetLabels(labels)
+		}
+	}
 	if !scheme.Scheme.Recognizes(gvk) {
 		return u, nil
 	}

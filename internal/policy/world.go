@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -142,6 +143,10 @@ type kinds struct {
 type crdInfo struct {
 	plural     string
 	namespaced bool
+	// served lists the served versions.
+	served []string
+	// webhookConversion: spec.conversion.strategy is Webhook.
+	webhookConversion bool
 }
 
 func newKinds(crds []*unstructured.Unstructured) kinds {
@@ -151,9 +156,25 @@ func newKinds(crds []*unstructured.Unstructured) kinds {
 		kind, _, _ := unstructured.NestedString(c.Object, "spec", "names", "kind")
 		plural, _, _ := unstructured.NestedString(c.Object, "spec", "names", "plural")
 		scope, _, _ := unstructured.NestedString(c.Object, "spec", "scope")
-		k.crds[schema.GroupKind{Group: group, Kind: kind}] = crdInfo{plural: plural, namespaced: scope != "Cluster"}
+		strategy, _, _ := unstructured.NestedString(c.Object, "spec", "conversion", "strategy")
+		info := crdInfo{plural: plural, namespaced: scope != "Cluster", webhookConversion: strategy == "Webhook"}
+		versions, _, _ := unstructured.NestedSlice(c.Object, "spec", "versions")
+		for _, v := range versions {
+			m, _ := v.(map[string]any)
+			name, _ := m["name"].(string)
+			if served, _ := m["served"].(bool); served && name != "" {
+				info.served = append(info.served, name)
+			}
+		}
+		k.crds[schema.GroupKind{Group: group, Kind: kind}] = info
 	}
 	return k
+}
+
+// served tells whether gvk is a served version of a CRD the gate knows.
+func (k kinds) served(gvk schema.GroupVersionKind) bool {
+	c, ok := k.crds[gvk.GroupKind()]
+	return ok && slices.Contains(c.served, gvk.Version)
 }
 
 // mapping returns the resource and whether it is namespaced; known is false
