@@ -22,7 +22,8 @@
 // matchPolicy Equivalent reaches the other served versions of a CRD the
 // gate knows (converted by changing apiVersion, as the API server converts
 // for a CRD without a conversion webhook; a webhook-converted CRD is a
-// no-verdict result), but not other versions of a built-in kind.
+// no-verdict result); a built-in object that a rule names only in another
+// version is a no-verdict result (the gate has no built-in conversions).
 //
 // The package takes []*yaml.RNode and returns plain [Result] values; the
 // rule that turns them into findings lives with the rules.

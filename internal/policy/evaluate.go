@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -286,6 +287,12 @@ func (e *evaluator) object(ctx context.Context, i int, u *unstructured.Unstructu
 		attr := newAttributes(u, gvk, gvr, ns)
 		matched, matchKind, err := e.matches(attr, h)
 		if err == nil && !matched {
+			if r, ok := e.builtinEquivalent(h, u, gvk, gvr, ns, i); ok {
+				e.mu.Lock()
+				h.matched = true
+				e.mu.Unlock()
+				out = append(out, r)
+			}
 			continue
 		}
 		e.mu.Lock()
@@ -486,4 +493,44 @@ func (a *noVerdictAuthorizer) Authorize(_ context.Context, attr authorizer.Attri
 		a.what = fmt.Sprintf("%s %s/%s", attr.GetVerb(), attr.GetAPIGroup(), attr.GetResource())
 	}
 	return authorizer.DecisionNoOpinion, "", errors.New("the gate has no authorizer")
+}
+
+// builtinEquivalent is the no-verdict result for a built-in object that a
+// policy matches only in another version of its group and resource: under
+// matchPolicy Equivalent (the default) the API server converts the object
+// to that version and evaluates it, which needs Kubernetes' internal
+// conversions the gate does not have. Never a silent allow: the object is
+// tried as that version through the real matcher (selectors and all), and
+// when it would match, the result is no verdict.
+func (e *evaluator) builtinEquivalent(h *hook, u *unstructured.Unstructured, gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, ns string, i int) (Result, bool) {
+	mc := h.policy.Spec.MatchConstraints
+	if mc == nil || !builtinGroup(gvk.Group) || e.kinds.crds[gvk.GroupKind()].plural != "" {
+		return Result{}, false
+	}
+	if mc.MatchPolicy != nil && *mc.MatchPolicy == admissionv1.Exact {
+		return Result{}, false
+	}
+	for _, rule := range mc.ResourceRules {
+		if !anyOf(rule.APIGroups, gvk.Group) || !anyOf(rule.Resources, gvr.Resource) || anyOf(rule.APIVersions, gvk.Version) {
+			continue
+		}
+		for _, v := range rule.APIVersions {
+			other, otherR := gvk, gvr
+			other.Version, otherR.Version = v, v
+			cp := u.DeepCopy()
+			cp.SetAPIVersion(other.GroupVersion().String())
+			if ok, _, err := e.matches(newAttributes(cp, other, otherR, ns), h); err != nil || !ok {
+				continue
+			}
+			return Result{Action: NoVerdict, Policy: h.policy.Name, Binding: h.binding.Name, Index: i,
+				Message: fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' matches %s in %s (matchPolicy Equivalent): the API server converts %s %q to that version and evaluates it; the gate cannot convert built-in kinds between versions (set matchPolicy: Exact, or name %s in the rule)",
+					h.policy.Name, h.binding.Name, gvr.Resource, other.GroupVersion(), gvk.GroupVersion(), u.GetName(), gvk.GroupVersion())}, true
+		}
+	}
+	return Result{}, false
+}
+
+// anyOf reports whether a rule's list holds v or "*".
+func anyOf(list []string, v string) bool {
+	return slices.Contains(list, v) || slices.Contains(list, "*")
 }

@@ -43,3 +43,61 @@ func TestEquivalentWebhookConversionIsNoVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestEquivalentBuiltinOtherVersionIsNoVerdict: a policy on autoscaling/v1
+// HorizontalPodAutoscalers under matchPolicy Equivalent (the default) is
+// evaluated by the API server on an autoscaling/v2 one, converted; the gate
+// cannot convert built-in kinds, so that is no verdict — never the silent
+// allow it was. Exact, or the object's own version, keep their verdicts.
+func TestEquivalentBuiltinOtherVersionIsNoVerdict(t *testing.T) {
+	policy := func(matchPolicy string) string {
+		return `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: hpa-max}
+spec:
+  matchConstraints:
+    matchPolicy: ` + matchPolicy + `
+    resourceRules:
+    - {apiGroups: [autoscaling], apiVersions: [v1], operations: [CREATE], resources: [horizontalpodautoscalers]}
+  validations:
+  - expression: object.spec.maxReplicas <= 10
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: hpa-max}
+spec: {policyName: hpa-max, validationActions: [Deny]}
+`
+	}
+	hpa := func(apiVersion string) string {
+		return "apiVersion: " + apiVersion + "\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 1\n  maxReplicas: 50\n"
+	}
+	for _, c := range []struct {
+		matchPolicy, apiVersion string
+		want                    Action
+	}{
+		{"Equivalent", "autoscaling/v2", NoVerdict},
+		{"Equivalent", "autoscaling/v1", Deny},
+		{"Exact", "autoscaling/v2", Unbound}, // it checks nothing, and says so
+	} {
+		set, err := Load(Source{Name: "policy.yaml", Docs: parseDocs(t, policy(c.matchPolicy))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		render := parseDocs(t, hpa(c.apiVersion))
+		rep, err := Evaluate(context.Background(), set, render, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Action
+		for _, r := range rep.Results {
+			got = r.Action
+			if r.Action == NoVerdict && !strings.Contains(r.Message, "cannot convert built-in kinds") {
+				t.Errorf("%s %s: message %q", c.matchPolicy, c.apiVersion, r.Message)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %s: got %q, want %q (%+v)", c.matchPolicy, c.apiVersion, got, c.want, rep.Results)
+		}
+	}
+}
