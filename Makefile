@@ -6,6 +6,8 @@
 #                OCI registry, a real kube-apiserver + etcd; SKIP_CLUSTER=1 skips
 #                the cluster part)
 #   make bench   benchmarks and peers side by side, ratios printed
+#   make schema-agreement  the gate, kubeconform and kubectl-validate vs a real
+#                API server on the schema agreement set (needs cluster assets)
 
 SHELL      := bash
 GO         ?= go
@@ -32,6 +34,7 @@ include .ci/fuzz.mk
 -include .ci/schemas.mk
 -include .ci/policy.mk
 -include .ci/flux.mk
+-include .ci/schema-agreement.mk
 
 .PHONY: all build test unit e2e demo lint tools helm-tools bench clean
 all: build

@@ -249,62 +249,21 @@ fi
 # documents of the Kubernetes release the gate embeds and the Argo Rollouts
 # CRD it builds in (.ci/schemas.mk), read from their module zips.
 #
-# modzip MODULE@VERSION → its zip from the module proxy (a module that needs a
-# newer Go than this toolchain still downloads); modfile prints one file of
-# it, modzip_extract copies one directory's files (flat) into DEST.
-modzip() {
-	local zip
-	zip=$(cd "$W" && "$GO" mod download -json "$1" 2>/dev/null | jq -r '.Zip // empty') || true
-	[[ -n $zip && -f $zip ]] || { echo "bench: $1 is not available from the module proxy" >&2; return 1; }
-	echo "$zip"
-}
-modfile() { # MODULE@VERSION PATH
-	local zip
-	zip=$(modzip "$1") && unzip -p "$zip" "$1/$2"
-}
-modzip_extract() { # MODULE@VERSION DIR DEST
-	local zip
-	zip=$(modzip "$1") && mkdir -p "$3" && unzip -q -j -o "$zip" "$1/$2/*" -d "$3"
-}
+# The peers' schema helpers (modzip, k8s_openapi, kubeconform_schemas,
+# kubectl_validate_schemas) are shared with `make schema-agreement`.
+# shellcheck source=bench/schema-peers.sh
+source .ci/bench/schema-peers.sh
 # schema_sources: $W/openapi-v3 (the Kubernetes documents), $W/crds (the
 # Rollout CRD, from the same module and directory as the gate's).
 schema_sources() {
 	local mod=${ROLLOUTS_CRDS%%:*} dir=${ROLLOUTS_CRDS#*:}
-	modzip_extract "k8s.io/kubernetes@$K8S_SCHEMA_VERSION" api/openapi-spec/v3 "$W/openapi-v3" || return 1
+	k8s_openapi "$W/openapi-v3" || return 1
 	mkdir -p "$W/crds"
 	modfile "$mod" "$dir/rollout-crd.yaml" >"$W/crds/rollout-crd.yaml" || return 1
 }
-# kubeconform_schemas: strict JSON schemas made with kubeconform's own
-# scripts/openapi2jsonschema.py (from its module, KUBECONFORM_VERSION).
-kubeconform_schemas() {
-	local dir=$W/schemas
-	mkdir -p "$dir"
-	command -v python3 >/dev/null && python3 -c 'import yaml' 2>/dev/null ||
-		{ echo "python3 with PyYAML is needed for kubeconform's openapi2jsonschema.py"; return 1; }
-	modfile "github.com/yannh/kubeconform@$KUBECONFORM_VERSION" scripts/openapi2jsonschema.py >"$W/openapi2jsonschema.py" ||
-		{ echo "kubeconform@$KUBECONFORM_VERSION's scripts/openapi2jsonschema.py is not available"; return 1; }
-	python3 .ci/bench/kubeconform-schemas.py "$W/openapi2jsonschema.py" "$W/openapi-v3" "$dir" >&2 ||
-		{ echo "converting the Kubernetes $K8S_SCHEMA_VERSION OpenAPI failed"; return 1; }
-	(cd "$dir" && FILENAME_FORMAT='{kind}-{group}-{version}' DENY_ROOT_ADDITIONAL_PROPERTIES=1 \
-		python3 "$W/openapi2jsonschema.py" "$W/crds/rollout-crd.yaml" >&2) ||
-		{ echo "openapi2jsonschema.py failed on the Rollout CRD"; return 1; }
-	[[ -s $dir/deployment-apps-v1.json && -s $dir/service-v1.json && -s $dir/rollout-argoproj-v1alpha1.json ]] ||
-		{ echo "schema generation produced no deployment/service/rollout schema"; return 1; }
-}
-# kubectl_validate_schemas: the same documents in kubectl-validate's
-# --local-schemas layout (api/v1.json, apis/GROUP/VERSION.json).
-kubectl_validate_schemas() {
-	local f b g
-	for f in "$W"/openapi-v3/*_openapi.json; do
-		b=$(basename "$f" _openapi.json)
-		if [[ $b =~ ^api__(v[0-9a-z]+)$ ]]; then
-			mkdir -p "$W/kv-schemas/api" && cp "$f" "$W/kv-schemas/api/${BASH_REMATCH[1]}.json"
-		elif [[ $b =~ ^apis__([^_]+)__(v[0-9a-z]+)$ ]]; then
-			g=${BASH_REMATCH[1]}
-			mkdir -p "$W/kv-schemas/apis/$g" && cp "$f" "$W/kv-schemas/apis/$g/${BASH_REMATCH[2]}.json"
-		fi
-	done
-	[[ -s $W/kv-schemas/apis/apps/v1.json ]] || { echo "no apis/apps/v1.json among the OpenAPI v3 documents"; return 1; }
+bench_kubeconform_schemas() {
+	kubeconform_schemas "$W/openapi-v3" "$W/crds" "$W/schemas" || return 1
+	[[ -s $W/schemas/rollout-argoproj-v1alpha1.json ]] || { echo "openapi2jsonschema.py made no Rollout schema"; return 1; }
 }
 # Every peer must reject what the API server rejects under fieldValidation=Strict.
 printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  replica: 3\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: i}]\n' >"$W/bad-unknown-field.yaml"
@@ -330,7 +289,7 @@ fi
 if [[ -n $SCHEMA_SRC && -n $KUBECONFORM && -x $KUBECONFORM ]]; then
 	log "1b. kubeconform -strict: schemas from openapi2jsonschema.py (kubeconform $KUBECONFORM_VERSION)"
 	KC_LOC="$W/schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json"
-	if why=$(kubeconform_schemas) && why=$(bites kubeconform "$KUBECONFORM" -strict -schema-location "$KC_LOC"); then
+	if why=$(bench_kubeconform_schemas) && why=$(bites kubeconform "$KUBECONFORM" -strict -schema-location "$KC_LOC"); then
 		run kubeconform 0 "$KUBECONFORM" -strict -summary -schema-location "$KC_LOC" "$W/render-pinned.yaml"
 		K=("$M_WALL" "$M_CPU" "$M_RSS")
 		ksum=$(grep -oE 'Valid: [0-9]+, Invalid: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+' "$W/kubeconform.out" || echo "?")
@@ -346,7 +305,7 @@ fi
 if [[ -n $SCHEMA_SRC && -n $KUBECTL_VALIDATE && -x $KUBECTL_VALIDATE ]]; then
 	log "1b. kubectl-validate --local-schemas --local-crds"
 	KV_ARGS=(--local-schemas "$W/kv-schemas" --local-crds "$W/crds")
-	if why=$(kubectl_validate_schemas) && why=$(bites kubectl-validate "$KUBECTL_VALIDATE" "${KV_ARGS[@]}"); then
+	if why=$(kubectl_validate_schemas "$W/openapi-v3" "$W/kv-schemas") && why=$(bites kubectl-validate "$KUBECTL_VALIDATE" "${KV_ARGS[@]}"); then
 		run kubectl-validate 0 "$KUBECTL_VALIDATE" "${KV_ARGS[@]}" "$W/render-pinned.yaml"
 		KV=("$M_WALL" "$M_CPU" "$M_RSS")
 		row "kubectl-validate $NK, pinned" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "$(grep -c 'OK' "$W/kubectl-validate.out") file OK"

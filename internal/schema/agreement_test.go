@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,7 +36,8 @@ type verdict struct {
 // `kubectl apply --dry-run=server --validate=strict`, object by object, and
 // compares the verdicts with the gate's. It fails on any disagreement that
 // is not a documented gap, and logs the table (GATE_AGREEMENT_OUT=FILE also
-// writes it as Markdown).
+// writes it as Markdown). GATE_AGREEMENT_DIR=DIR also writes the set itself
+// for the peers' side by side (`make schema-agreement`, see writeSet).
 func TestAgreementWithAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a real API server; -short")
@@ -90,8 +92,10 @@ func TestAgreementWithAPIServer(t *testing.T) {
 
 	var rows []string
 	agree, unexpected := 0, 0
+	gate := make([]verdict, len(all))
 	for i, s := range all {
 		g := gateVerdict(t, v, s.node)
+		gate[i] = g
 		if g.reject == server[i].reject {
 			agree++
 			continue
@@ -108,6 +112,26 @@ func TestAgreementWithAPIServer(t *testing.T) {
 	t.Log("\n" + table)
 	if out := os.Getenv("GATE_AGREEMENT_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dir := os.Getenv("GATE_AGREEMENT_DIR"); dir != "" {
+		writeSet(t, dir, all, server, gate, crdDocs(t, string(widget)))
+		empty := filepath.Join(t.TempDir(), "empty.yaml")
+		if err := os.WriteFile(empty, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		msg, err := exec.Command(kubectl, "--kubeconfig", c.Kubeconfig, "apply", "--dry-run=server", "--validate=strict", "-f", empty).CombinedOutput()
+		rc := 0
+		if err != nil {
+			rc = -1 // did not run
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				rc = exit.ExitCode()
+			}
+		}
+		line := fmt.Sprintf("exit %d  %s\n", rc, strings.Join(strings.Fields(string(msg)), " "))
+		if err := os.WriteFile(filepath.Join(dir, "empty-input.txt"), []byte(line), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,18 +206,7 @@ func judgeAll(t *testing.T, kubectl, kubeconfig string, set []sample) []verdict 
 func installCRDs(t *testing.T, kubectl, kubeconfig, extra string) {
 	t.Helper()
 	dir := t.TempDir()
-	docs := []string{extra}
-	for _, file := range builtinCRDFiles() {
-		raw, err := readZstd(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(raw), "\n") {
-			if _, crdJSON, ok := strings.Cut(line, "\t"); ok {
-				docs = append(docs, crdJSON)
-			}
-		}
-	}
+	docs := crdDocs(t, extra)
 	for i, d := range docs {
 		file := filepath.Join(dir, fmt.Sprintf("crd-%d.yaml", i))
 		if err := os.WriteFile(file, []byte(d), 0o644); err != nil {
@@ -208,6 +221,82 @@ func installCRDs(t *testing.T, kubectl, kubeconfig, extra string) {
 	}
 	run("apply", "--server-side", "-f", dir)
 	run("wait", "--for=condition=Established", "--timeout=600s", "crd", "--all")
+}
+
+// crdDocs is extra followed by every embedded CRD, one document each (the
+// embedded ones as JSON).
+func crdDocs(t *testing.T, extra string) []string {
+	t.Helper()
+	docs := []string{extra}
+	for _, file := range builtinCRDFiles() {
+		raw, err := readZstd(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if _, crdJSON, ok := strings.Cut(line, "\t"); ok {
+				docs = append(docs, crdJSON)
+			}
+		}
+	}
+	return docs
+}
+
+// writeSet writes the agreement set for .ci/schema-agreement.sh, which runs
+// kubeconform and kubectl-validate on exactly these objects:
+//
+//	DIR/objects/NNNN.yaml  one object per file, as sent to the API server
+//	DIR/crds/NNN.yaml      the CRDs the cluster had (the test Widget, the embedded sets)
+//	DIR/verdicts.tsv       index, file, origin, object, API server verdict,
+//	                       gate verdict (accept|reject), the server's message
+//
+// DIR is emptied first: a stale object must not join the next run.
+func writeSet(t *testing.T, dir string, set []sample, server, gate []verdict, crds []string) {
+	t.Helper()
+	for _, sub := range []string{"objects", "crds"} {
+		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
+			t.Fatalf("emptying %s: %v", dir, err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatalf("creating %s: %v", dir, err)
+		}
+	}
+	word := func(v verdict) string {
+		if v.reject {
+			return "reject"
+		}
+		return "accept"
+	}
+	clean := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		if len(s) > 300 {
+			s = s[:300] + "…"
+		}
+		return s
+	}
+	var tsv strings.Builder
+	tsv.WriteString("index\tfile\torigin\tobject\tserver\tgate\tserver_message\n")
+	for i, s := range set {
+		file := fmt.Sprintf("objects/%04d.yaml", i)
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(s.node.MustString()), 0o644); err != nil {
+			t.Fatalf("writing agreement set: %v", err)
+		}
+		obj := fmt.Sprintf("%s %s/%s", s.node.GetApiVersion(), s.node.GetKind(), s.node.GetName())
+		msg := ""
+		if server[i].reject {
+			msg = clean(server[i].why)
+		}
+		fmt.Fprintf(&tsv, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", i, file, clean(s.origin), obj, word(server[i]), word(gate[i]), msg)
+	}
+	for i, d := range crds {
+		if err := os.WriteFile(filepath.Join(dir, "crds", fmt.Sprintf("%03d.yaml", i)), []byte(d), 0o644); err != nil {
+			t.Fatalf("writing agreement CRDs: %v", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "verdicts.tsv"), []byte(tsv.String()), 0o644); err != nil {
+		t.Fatalf("writing agreement verdicts: %v", err)
+	}
+	t.Logf("agreement set: %d objects, %d CRDs written to %s", len(set), len(crds), dir)
 }
 
 // createNamespaces creates every namespace the set uses, each with the
