@@ -4,7 +4,7 @@
 # Included from the top-level Makefile after .ci/bench.mk (the peers'
 # versions and install rules) and .ci/schemas.mk (the Kubernetes version).
 # Not part of `make test`: it needs the cluster assets (GATE_CLUSTER_ASSETS,
-# `make cluster-assets`; missing ones fail, never skip) and the shared corpus,
+# `make cluster-assets`; missing ones fail, never skip) and the vendored corpus (testdata/corpus),
 # and takes minutes.
 
 .PHONY: schema-agreement
