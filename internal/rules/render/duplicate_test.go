@@ -6,35 +6,24 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
 
-const web = `apiVersion: apps/v1
+// webFrom is the Deployment web as read from a file, with an image.
+func webFrom(path, image string) string {
+	return `apiVersion: apps/v1
 kind: Deployment
-metadata: {name: web, namespace: shop, annotations: {config.kubernetes.io/path: base/web.yaml}}
+metadata: {name: web, namespace: shop, annotations: {config.kubernetes.io/path: ` + path + `}}
 spec:
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: "ghcr.io/shop/web:1.4.2"}]}
+    spec: {containers: [{name: web, image: "` + image + `"}]}
 `
+}
+
+var web = webFrom("base/web.yaml", "ghcr.io/shop/web:1.4.2")
 
 func TestDuplicate(t *testing.T) {
-	other := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop, annotations: {config.kubernetes.io/path: extra/web.yaml}}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: "ghcr.io/shop/web:latest"}]}
-`
-	copyOf := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop, annotations: {config.kubernetes.io/path: copy/web.yaml}}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: "ghcr.io/shop/web:1.4.2"}]}
-`
+	other := webFrom("extra/web.yaml", "ghcr.io/shop/web:latest")
+	copyOf := webFrom("copy/web.yaml", "ghcr.io/shop/web:1.4.2")
 	ruletest.Run(t, Duplicate, []ruletest.Case{
 		{Name: "one copy", Input: web},
 		{Name: "a different second copy", Input: web + "---\n" + other, Want: []string{": the render already holds this object (from base/web.yaml); a different copy"}},
