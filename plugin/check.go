@@ -326,6 +326,10 @@ func (r *runner) configSource(u *unit) string {
 		if r.base != nil && r.base.Spec.AllowInTreeLoosening {
 			mode = "decides alone: spec.allowInTreeLoosening"
 		}
+		img := f.Spec.Images
+		if mode == "may only tighten it" && (len(img.Mirrors) > 0 || len(img.InsecureRegistries) > 0 || img.Platform != "") {
+			mode += "; its registry settings are ignored"
+		}
 		desc += fmt.Sprintf(" + in-tree %s %s (%s)", f.Kind, f.Metadata.Name, mode)
 	}
 	if r.o.verdictFlags() {

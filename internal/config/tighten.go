@@ -9,8 +9,8 @@ import "slices"
 // verify, narrow allowedRegistries, raise minResources, set an
 // expectResources the trusted config leaves open, deny remote resources, add podSpecPaths and
 // policies, require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
-// settings it brings (mirrors, insecure registries, platform) are used
-// only where the trusted config sets none (SECURITY.md). With
+// settings it brings (mirrors, insecure registries, platform) are ignored:
+// they come from the trusted config only (SECURITY.md). With
 // trusted.AllowInTreeLoosening the in-tree object decides alone, as
 // before. defaults maps rule ids to their default severities.
 func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
@@ -22,15 +22,10 @@ func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 	out.Images.Digest = stricter(digestRank, trusted.Images.Digest, inTree.Images.Digest)
 	out.Images.AllowedRegistries = narrower(trusted.Images.AllowedRegistries, inTree.Images.AllowedRegistries)
 	out.Images.PodSpecPaths = append(slices.Clone(trusted.Images.PodSpecPaths), inTree.Images.PodSpecPaths...)
-	if len(trusted.Images.Mirrors) == 0 {
-		out.Images.Mirrors = inTree.Images.Mirrors
-	}
-	if len(trusted.Images.InsecureRegistries) == 0 {
-		out.Images.InsecureRegistries = inTree.Images.InsecureRegistries
-	}
-	if trusted.Images.Platform == "" {
-		out.Images.Platform = inTree.Images.Platform
-	}
+	// Registry settings (mirrors, insecure registries, platform) decide who
+	// answers what a tag means: they come from the trusted config only (an
+	// in-tree mirror would let a pull request choose the digests pinned
+	// and verified).
 	if a, b := trusted.Render.MinResources, inTree.Render.MinResources; b != nil && (a == nil || *b > *a) {
 		out.Render.MinResources = b
 	}

@@ -48,6 +48,13 @@ func TestInTreeConfigOnlyTightens(t *testing.T) {
 	if got := Tighten(narrow, wide, defaults); !slices.Equal(got.Images.AllowedRegistries, []string{"ghcr.io"}) {
 		t.Errorf("allowedRegistries widened to %v", got.Images.AllowedRegistries)
 	}
+	// Registry settings come from the trusted config only: an in-tree
+	// mirror would let a pull request choose the digests pinned and
+	// verified.
+	redirect := decodeSpec(t, `{images: {mirrors: {ghcr.io: evil.io}, insecureRegistries: [evil.io], platform: linux/arm64}}`)
+	if got := Tighten(trusted, redirect, defaults); len(got.Images.Mirrors) != 0 || len(got.Images.InsecureRegistries) != 0 || got.Images.Platform != "" {
+		t.Errorf("in-tree registry settings taken: %+v", got.Images)
+	}
 	disjoint := decodeSpec(t, `{images: {allowedRegistries: [evil.io]}}`)
 	if got := Tighten(narrow, disjoint, defaults); !slices.Equal(got.Images.AllowedRegistries, []string{"ghcr.io"}) {
 		t.Errorf("disjoint lists gave %v (empty would mean any)", got.Images.AllowedRegistries)
