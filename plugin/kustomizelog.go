@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 )
 
 // kustomize warns through the standard log package ("well-defined vars
-// that were never replaced", deprecated fields), raw and timestamped, once
-// per render. During check and pin those lines are collected and printed
-// once each, as warning: lines on stderr before the report.
+// that were never replaced"), raw and timestamped, and straight to
+// os.Stderr ("# Warning: 'commonLabels' is deprecated"), once per render.
+// During check and pin both are collected and printed once each, as
+// warning: lines on stderr before the report. The gate's own output goes to
+// the Streams it was given (main passes the process's stderr file itself),
+// so only what reads os.Stderr when it writes — kustomize — is collected.
 
 // logLines collects what the standard logger writes.
 type logLines struct {
@@ -48,8 +52,37 @@ func captureLogs() func(w io.Writer) {
 	prevOut, prevFlags := log.Writer(), log.Flags()
 	log.SetOutput(l)
 	log.SetFlags(0)
+	restoreStderr := captureStderr(l)
 	var once sync.Once
-	return func(w io.Writer) { once.Do(func() { l.flush(w, prevOut, prevFlags) }) }
+	return func(w io.Writer) {
+		once.Do(func() {
+			restoreStderr()
+			l.flush(w, prevOut, prevFlags)
+		})
+	}
+}
+
+// captureStderr points os.Stderr at a pipe whose lines go to l, until the
+// returned func restores it and waits for the last line. Without a pipe
+// (the process is out of descriptors) nothing is captured.
+func captureStderr(l *logLines) func() {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return func() {}
+	}
+	prev := os.Stderr
+	os.Stderr = w
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(l, r)
+		close(done)
+	}()
+	return func() {
+		os.Stderr = prev
+		_ = w.Close()
+		<-done
+		_ = r.Close()
+	}
 }
 
 // flush restores the logger and prints the lines collected.
@@ -62,6 +95,7 @@ func (l *logLines) flush(w, prevOut io.Writer, prevFlags int) {
 		l.lines = append(l.lines, rest)
 	}
 	for _, line := range l.lines {
+		line = strings.TrimPrefix(line, "# ") // kustomize's "# Warning: …"
 		fmt.Fprintf(w, "warning: %s\n", strings.TrimPrefix(strings.TrimPrefix(line, "Warning: "), "warning: "))
 	}
 }

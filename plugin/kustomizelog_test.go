@@ -25,4 +25,9 @@ func TestKustomizeLogLinesAreWarnings(t *testing.T) {
 	if strings.Count(errb.String(), "never replaced") != 1 || !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr = %q, want %q once", errb.String(), want)
 	}
+	// kustomize writes its deprecation notice to os.Stderr itself, once per
+	// render: collected too, shown once, without its "# ".
+	if n := strings.Count(errb.String(), "warning: 'vars' is deprecated"); n != 1 || strings.Contains(errb.String(), "# Warning") {
+		t.Errorf("stderr = %q, want the deprecation notice once as a warning: line", errb.String())
+	}
 }
