@@ -74,19 +74,19 @@ func parseCRD(obj map[string]any, source string) (group, kind string, k *crdKind
 
 // openAPIValidator returns the schema validator the API server uses for a
 // custom resource version (formats it does not support are stripped).
-func (cv *crdVersion) openAPIValidator() (validation.SchemaValidator, error) {
+func (cv *crdVersion) openAPIValidator() (validation.SchemaCreateValidator, error) {
 	if cv.props == nil {
 		return nil, nil
 	}
-	v, _, err := validation.NewSchemaValidator(cv.props)
+	_, sp, err := validation.NewSchemaValidator(cv.props)
 	if err != nil {
 		return nil, fmt.Errorf("building schema validator: %w", err)
 	}
-	return v, nil
+	return newOpenAPIValidator(sp), nil
 }
 
 // builtinValidator returns the schema validator for a built-in kind.
-func builtinValidator(s *structuralschema.Structural) validation.SchemaValidator {
+func builtinValidator(s *structuralschema.Structural) validation.SchemaCreateValidator {
 	var sp *spec.Schema = s.ToKubeOpenAPI()
-	return validation.NewSchemaValidatorFromOpenAPI(sp)
+	return newOpenAPIValidator(sp)
 }

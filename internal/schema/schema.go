@@ -288,7 +288,7 @@ func sortedResults(rs []Result) []Result {
 // compiled is what validating one kind needs, built once.
 type compiled struct {
 	structural      *structuralschema.Structural
-	openapi         validation.SchemaValidator
+	openapi         validation.SchemaCreateValidator
 	cel             *cel.Validator
 	namespaced      bool
 	custom          bool
