@@ -11,7 +11,7 @@
 # lint reports a Service-pair problem that kubectl-gate does not.
 #
 # Variables: ROLLOUTS_LINT (use this peer binary as-is), GATE_CORPUS (corpus
-# root, default ../shared/corpus).
+# root, default testdata/corpus, vendored in the repo).
 
 .PHONY: compare-rollouts rollouts-lint
 compare-rollouts: $(BIN)/kubectl-gate

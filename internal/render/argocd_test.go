@@ -264,7 +264,7 @@ func TestRenderArgoOutOfBoundsSymlinks(t *testing.T) {
 	cases := []struct {
 		name, link, target, bad string
 	}{
-		{"relative link inside", "app/b.yaml", "../shared/cm.yaml", ""},
+		{"relative link inside", "app/b.yaml", "../common/cm.yaml", ""},
 		{"absolute link", "app/b.yaml", filepath.Join(outside, "secret.yaml"), "app/b.yaml"},
 		{"relative link out of the root", "app/b.yaml", "../../" + filepath.Base(outside) + "/secret.yaml", "app/b.yaml"},
 		{"link out of the root beside the source", "other/x", "../..", "other/x"},
@@ -272,7 +272,7 @@ func TestRenderArgoOutOfBoundsSymlinks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			root := filepath.Join(filepath.Dir(outside), "repo-"+strings.ReplaceAll(c.name, " ", "-"))
-			testutil.WriteFiles(t, root, map[string]string{"app/a.yaml": cm, "shared/cm.yaml": cm, "other/keep": ""})
+			testutil.WriteFiles(t, root, map[string]string{"app/a.yaml": cm, "common/cm.yaml": cm, "other/keep": ""})
 			t.Cleanup(func() { _ = os.RemoveAll(root) })
 			if err := os.Symlink(c.target, filepath.Join(root, filepath.FromSlash(c.link))); err != nil {
 				t.Fatal(err)
