@@ -297,6 +297,32 @@ type compiled struct {
 	// dropStatus: a create through a status subresource ignores .status
 	// (after strict decoding has looked at its field names).
 	dropStatus bool
+	// Which of the create path's schema walks can find or change anything
+	// in this schema (see walks): the others are skipped, same outcome.
+	walks walks
+}
+
+// walks records which schema-driven passes of the create path have work
+// in a schema. Each pass below acts only at nodes of one kind and walks
+// the whole object to find them, allocating a field path per field:
+//
+//   - defaulting only at nodes with a default;
+//   - objectmeta.Coerce and objectmeta.Validate (below the root) only at
+//     x-kubernetes-embedded-resource nodes;
+//   - listtype.ValidateListSetsAndMaps only at x-kubernetes-list-type set
+//     or map nodes.
+type walks struct {
+	defaults, embedded, listSetsMaps bool
+}
+
+func walksOf(s *structuralschema.Structural) walks {
+	return walks{
+		defaults: anyNode(s, func(n *structuralschema.Structural) bool { return n.Default.Object != nil }),
+		embedded: anyNode(s, func(n *structuralschema.Structural) bool { return n.XEmbeddedResource }),
+		listSetsMaps: anyNode(s, func(n *structuralschema.Structural) bool {
+			return n.XListType != nil && (*n.XListType == "set" || *n.XListType == "map")
+		}),
+	}
 }
 
 // DeprecatedKinds lists the built-in "apiVersion Kind" pairs the given

@@ -81,13 +81,16 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	}
 	if !c.preserveUnknown {
 		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
+		// The API server's next step, PruneNonNullableNullsWithoutDefaults,
+		// deletes null map values; dropNulls above left none.
 	}
-	cerr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
-	if cerr != nil {
-		errs = append(errs, cerr)
+	if c.walks.embedded {
+		cerr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if cerr != nil {
+			errs = append(errs, cerr)
+		}
+		unknown = append(unknown, paths...)
 	}
-	unknown = append(unknown, paths...)
 	for _, p := range unknown {
 		errs = append(errs, &field.Error{Type: field.ErrorTypeNotSupported, Field: p, BadValue: field.OmitValueType{},
 			Detail: fmt.Sprintf("strict decoding error: unknown field %q", p)})
@@ -105,10 +108,16 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	if c.dropStatus {
 		delete(obj, "status")
 	}
-	structuraldefaulting.Default(obj, s)
+	if c.walks.defaults {
+		structuraldefaulting.Default(obj, s)
+	}
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
-	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
-	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	if c.walks.embedded {
+		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
+	}
+	if c.walks.listSetsMaps {
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	}
 	if c.cel != nil {
 		celErrs, _ := c.cel.Validate(ctx, nil, s, obj, nil, celconfig.RuntimeCELCostBudget)
 		errs = append(errs, celErrs...)
@@ -215,7 +224,7 @@ func (v *Validator) custom(base Result, k *crdKind, version string, note func(ru
 	if err != nil {
 		return nil, append(notes, note(RuleSchema, err.Error())...)
 	}
-	c := &compiled{structural: s, openapi: ov, namespaced: k.namespaced, custom: true, preserveUnknown: cv.preserveUnknown, dropStatus: cv.statusSubresource}
+	c := &compiled{structural: s, openapi: ov, namespaced: k.namespaced, custom: true, preserveUnknown: cv.preserveUnknown, dropStatus: cv.statusSubresource, walks: walksOf(s)}
 	if hasValidations(s) {
 		c.cel = cel.NewValidator(s, true, celconfig.PerCallLimit)
 	}
@@ -234,7 +243,7 @@ func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, e
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind)}
+	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind), walks: walksOf(s)}
 	v.compiled[key] = c
 	return c, nil
 }
@@ -242,24 +251,23 @@ func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, e
 // hasValidations reports whether any x-kubernetes-validations rule exists
 // in the schema (the CEL validator is only built when one does).
 func hasValidations(s *structuralschema.Structural) bool {
+	return anyNode(s, func(n *structuralschema.Structural) bool { return len(n.XValidations) > 0 })
+}
+
+// anyNode reports whether f holds at any node of the schema.
+func anyNode(s *structuralschema.Structural, f func(*structuralschema.Structural) bool) bool {
 	if s == nil {
 		return false
 	}
-	if len(s.XValidations) > 0 {
-		return true
-	}
-	if hasValidations(s.Items) {
+	if f(s) || anyNode(s.Items, f) {
 		return true
 	}
 	for _, p := range s.Properties {
-		if hasValidations(&p) {
+		if anyNode(&p, f) {
 			return true
 		}
 	}
-	if s.AdditionalProperties != nil && hasValidations(s.AdditionalProperties.Structural) {
-		return true
-	}
-	return false
+	return s.AdditionalProperties != nil && anyNode(s.AdditionalProperties.Structural, f)
 }
 
 // dropNulls removes null-valued fields from maps: the API server accepts
