@@ -62,6 +62,16 @@ func TestTrimmedValidatorAgrees(t *testing.T) {
 	if n == 0 {
 		t.Error("no schema was trimmed: the test does not exercise trimming")
 	}
+	direct := 0
+	v.shells.Range(func(_, sh any) bool {
+		if sh.(*spec.Schema) != nil {
+			direct++
+		}
+		return true
+	})
+	if direct == 0 {
+		t.Error("no node was validated directly: the test does not exercise validateDirect")
+	}
 	if len(v.idle) != 1 || len(v.idle[0].built) < 5 {
 		t.Errorf("validators were not kept for reuse: %d idle sessions", len(v.idle))
 	}
