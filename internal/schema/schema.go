@@ -232,7 +232,9 @@ func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result,
 	// converted on its own here, since validating an object changes it.
 	render := map[string]*crdKind{}
 	for _, n := range objs {
-		if n.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(n.GetApiVersion(), "apiextensions.k8s.io/") {
+		// kyaml's GetKind panics on a node that is not a mapping ("[0]",
+		// fuzz); such a document is reported below as no object.
+		if n.YNode().Kind != yaml.MappingNode || n.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(n.GetApiVersion(), "apiextensions.k8s.io/") {
 			continue
 		}
 		obj, _ := toUnstructured(n.YNode())
