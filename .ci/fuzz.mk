@@ -4,18 +4,12 @@
 # go test, and committed it becomes a regression test that plain `go test`
 # replays.
 FUZZTIME ?= 15s
-FUZZ_TARGETS := \
-	./internal/stream:FuzzParse \
-	./internal/stream:FuzzCheckResourceList \
-	./internal/config:FuzzDecode \
-	./internal/images:FuzzRef \
-	./internal/resolve:FuzzPinned \
-	./internal/resolve:FuzzIsIndexBody \
-	./internal/argo:FuzzPaths \
-	./internal/kustomization:FuzzSetDigests
+# Every Fuzz function of the tree, found anew on each run (package:Name).
+FUZZ_TARGETS ?= $(shell bash .ci/fuzz-targets.sh)
 
 .PHONY: fuzz
 fuzz:
+	@[ -n "$(strip $(FUZZ_TARGETS))" ] || { echo "make fuzz: no fuzz targets found"; exit 1; }
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \

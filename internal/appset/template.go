@@ -89,6 +89,13 @@ func (e *expander) parsed(s string, options []string) (*template.Template, error
 		return nil, err
 	}
 	for _, o := range options {
+		// text/template panics on an option it does not know; Argo CD
+		// passes goTemplateOptions to it as they are.
+		switch o {
+		case "missingkey=default", "missingkey=invalid", "missingkey=zero", "missingkey=error":
+		default:
+			return nil, fmt.Errorf("goTemplateOptions: unrecognized option %q (text/template knows missingkey=default, invalid, zero and error)", o)
+		}
 		t = t.Option(o)
 	}
 	if t, err = t.Parse(s); err != nil {
