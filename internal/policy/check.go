@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -74,7 +73,7 @@ func (c *Checker) Check(ctx context.Context, resources []*yaml.RNode) ([]finding
 }
 
 func (c *Checker) checkVAP(ctx context.Context, resources []*yaml.RNode) ([]finding.Finding, error) {
-	objs, err := decodeAll(resources)
+	objs, err := decodeAll(ctx, resources)
 	if err != nil {
 		return nil, err
 	}
@@ -102,18 +101,6 @@ func (c *Checker) checkVAP(ctx context.Context, resources []*yaml.RNode) ([]find
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-func decodeAll(resources []*yaml.RNode) ([]*unstructured.Unstructured, error) {
-	objs := make([]*unstructured.Unstructured, len(resources))
-	for i, r := range resources {
-		u, err := toUnstructured(r)
-		if err != nil {
-			return nil, fmt.Errorf("read object %d of the render: %w", i, err)
-		}
-		objs[i] = u
-	}
-	return objs, nil
 }
 
 // severity maps a result to a finding severity: Deny error, Warn warning,

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,13 +50,9 @@ const localConfig = "config.kubernetes.io/local-config"
 // set (see [FromRender]); parameters are looked up in set and the render.
 // An error means no verdict at all.
 func Evaluate(ctx context.Context, set *Set, render []*yaml.RNode, opts Options) (*Report, error) {
-	objs := make([]*unstructured.Unstructured, len(render))
-	for i, r := range render {
-		u, err := toUnstructured(r)
-		if err != nil {
-			return nil, fmt.Errorf("read object %d of the render: %w", i, err)
-		}
-		objs[i] = u
+	objs, err := decodeAll(ctx, render)
+	if err != nil {
+		return nil, err
 	}
 	return EvaluateObjects(ctx, set, objs, opts)
 }
@@ -65,14 +63,30 @@ func EvaluateObjects(ctx context.Context, set *Set, objs []*unstructured.Unstruc
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Results: e.static}
+	// Objects are independent, as concurrent requests are to the API
+	// server's admission plugin: evaluate them on every core, results kept
+	// in input order.
+	per := make([][]Result, len(objs))
+	counts := make([]int, len(objs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, u := range objs {
-		res, n, err := e.object(ctx, i, u)
-		if err != nil {
-			return nil, err
-		}
-		rep.Results = append(rep.Results, res...)
-		rep.Evaluated += n
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return fmt.Errorf("evaluate policies: %w", err)
+			}
+			res, n, err := e.object(gctx, i, u)
+			per[i], counts[i] = res, n
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Results: e.static}
+	for i := range objs {
+		rep.Results = append(rep.Results, per[i]...)
+		rep.Evaluated += counts[i]
 	}
 	rep.Results = append(rep.Results, e.unbound()...)
 	return rep, nil

@@ -190,6 +190,20 @@ func decodeStrict(u *unstructured.Unstructured, into runtime.Object) error {
 // toUnstructured converts a YAML document as the API server would read its
 // JSON: integers stay int64, and the object must have apiVersion and kind.
 func toUnstructured(doc *yaml.RNode) (*unstructured.Unstructured, error) {
+	if obj, ok := fastUnstructured(doc.YNode()); ok {
+		if m, ok := obj.(map[string]any); ok {
+			u := &unstructured.Unstructured{Object: m}
+			if u.GetKind() == "" || u.GetAPIVersion() == "" {
+				return nil, errors.New("decode object: apiVersion and kind are required")
+			}
+			return u, nil
+		}
+	}
+	return roundTrip(doc)
+}
+
+// roundTrip is toUnstructured by way of JSON, as kubectl sends an object.
+func roundTrip(doc *yaml.RNode) (*unstructured.Unstructured, error) {
 	data, err := doc.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("convert document to JSON: %w", err)

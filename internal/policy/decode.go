@@ -1,0 +1,150 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// decodeAll converts every object of the render to the form the API server
+// decodes, on every core, keeping input order.
+func decodeAll(ctx context.Context, resources []*yaml.RNode) ([]*unstructured.Unstructured, error) {
+	objs := make([]*unstructured.Unstructured, len(resources))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, r := range resources {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return fmt.Errorf("read the render: %w", err)
+			}
+			u, err := toUnstructured(r)
+			if err != nil {
+				return fmt.Errorf("read object %d of the render: %w", i, err)
+			}
+			objs[i] = u
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+// fastUnstructured builds, straight from the node tree, what
+// toUnstructured's JSON round trip (kyaml MarshalJSON, then the API
+// machinery's JSON decoder) builds, for documents made only of string-keyed
+// mappings, sequences and plain scalars of the YAML core schema: a string,
+// a decimal integer, a decimal float, a bool or a null. ok is false for
+// anything else (aliases, merge keys, duplicate keys, other tags, other
+// number notations, NaN and infinities); the caller then takes the round
+// trip, so the outcome never depends on which path ran.
+//
+// Numbers follow the round trip: JSON has no integer/float distinction, and
+// the decoder makes int64 of what has no fraction or exponent once printed;
+// Go prints an integral float64 below 1e21 without either.
+func fastUnstructured(n *yaml.Node) (any, bool) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+				return nil, false
+			}
+			if _, dup := m[k.Value]; dup {
+				return nil, false
+			}
+			val, ok := fastUnstructured(v)
+			if !ok {
+				return nil, false
+			}
+			m[k.Value] = val
+		}
+		return m, true
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			val, ok := fastUnstructured(item)
+			if !ok {
+				return nil, false
+			}
+			s[i] = val
+		}
+		return s, true
+	case yaml.ScalarNode:
+		return fastScalar(n)
+	}
+	return nil, false
+}
+
+func fastScalar(n *yaml.Node) (any, bool) {
+	v := n.Value
+	switch n.Tag {
+	case "!!str":
+		return v, true
+	case "!!null":
+		if v == "" {
+			return nil, false // kyaml's JSON makes "" of an empty value
+		}
+		return nil, true
+	case "!!bool":
+		switch v {
+		case "true", "True", "TRUE":
+			return true, true
+		case "false", "False", "FALSE":
+			return false, true
+		}
+	case "!!int":
+		if !decimal(v, false) {
+			return nil, false
+		}
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return i, true
+		}
+	case "!!float":
+		if !decimal(v, true) {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, false
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1e18 {
+			return int64(f), true
+		}
+		if f == math.Trunc(f) {
+			return nil, false // large integral values: leave to the round trip
+		}
+		return f, true
+	}
+	return nil, false
+}
+
+// decimal reports whether s is an optionally signed run of digits, with a
+// fraction and an exponent when float is set: no "0x", "0o", "_", ".inf".
+func decimal(s string, float bool) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	if s == "" {
+		return false
+	}
+	digits := false
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case float && (c == '.' || c == 'e' || c == 'E'):
+		case float && (c == '-' || c == '+') && i > 0 && (s[i-1] == 'e' || s[i-1] == 'E'):
+		default:
+			return false
+		}
+	}
+	return digits
+}
