@@ -73,22 +73,7 @@ func (c *Checker) Check(ctx context.Context, resources []*yaml.RNode) ([]finding
 }
 
 func (c *Checker) checkVAP(ctx context.Context, resources []*yaml.RNode) ([]finding.Finding, error) {
-	objs, err := decodeAll(ctx, resources)
-	if err != nil {
-		return nil, err
-	}
-	set := c.Set
-	if set == nil {
-		set = &Set{}
-	}
-	if c.FromRender {
-		fromRender, err := FromRender(objs)
-		if err != nil {
-			return nil, err
-		}
-		set = set.Merge(fromRender)
-	}
-	rep, err := EvaluateObjects(ctx, set, objs, c.Options)
+	rep, err := evaluateRender(ctx, c.Set, c.FromRender, resources, c.Options)
 	if err != nil {
 		return nil, err
 	}

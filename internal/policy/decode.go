@@ -1,42 +1,12 @@
 package policy
 
 import (
-	"context"
-	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// decodeAll converts every object of the render to the form the API server
-// decodes, on every core, keeping input order.
-func decodeAll(ctx context.Context, resources []*yaml.RNode) ([]*unstructured.Unstructured, error) {
-	objs := make([]*unstructured.Unstructured, len(resources))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, r := range resources {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return fmt.Errorf("read the render: %w", err)
-			}
-			u, err := toUnstructured(r)
-			if err != nil {
-				return fmt.Errorf("read object %d of the render: %w", i, err)
-			}
-			objs[i] = u
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return objs, nil
-}
 
 // fastUnstructured builds, straight from the node tree, what
 // toUnstructured's JSON round trip (kyaml MarshalJSON, then the API

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -122,26 +123,20 @@ func FuzzFastUnstructured(f *testing.F) {
 	})
 }
 
-func TestDecodeAllKeepsOrder(t *testing.T) {
-	var in []*yaml.RNode
-	for i := range 50 {
-		n, err := yaml.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm" + string(rune('a'+i%26)) + strings.Repeat("x", i) + "}\n")
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, n)
+// TestEvaluateNamesUndecodableObject: an object that cannot be decoded,
+// anywhere in the render, is an error naming it, never a pass.
+func TestEvaluateNamesUndecodableObject(t *testing.T) {
+	var render []*yaml.RNode
+	for i := range 40 {
+		render = append(render, yaml.MustParse(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm%d}\n", i)))
 	}
-	out, err := decodeAll(context.Background(), in)
-	if err != nil {
-		t.Fatal(err)
+	render = append(render, yaml.MustParse("metadata: {name: nokind}\n"))
+	render = append(render, yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: last}\n"))
+	set := &Set{}
+	if _, err := Evaluate(context.Background(), set, render[:40], Options{}); err != nil {
+		t.Fatalf("the decodable render: %v", err)
 	}
-	for i := range in {
-		if out[i].GetName() != in[i].GetName() {
-			t.Fatalf("object %d is %q, want %q", i, out[i].GetName(), in[i].GetName())
-		}
-	}
-	in = append(in, yaml.MustParse("metadata: {name: nokind}\n"))
-	if _, err := decodeAll(context.Background(), in); err == nil || !strings.Contains(err.Error(), "object 50") {
-		t.Errorf("an object without kind: err = %v, want one naming object 50", err)
+	if _, err := Evaluate(context.Background(), set, render, Options{}); err == nil || !strings.Contains(err.Error(), "object 40") {
+		t.Errorf("an object without kind: err = %v, want one naming object 40", err)
 	}
 }

@@ -50,30 +50,96 @@ const localConfig = "config.kubernetes.io/local-config"
 // set (see [FromRender]); parameters are looked up in set and the render.
 // An error means no verdict at all.
 func Evaluate(ctx context.Context, set *Set, render []*yaml.RNode, opts Options) (*Report, error) {
-	objs, err := decodeAll(ctx, render)
+	return evaluateRender(ctx, set, false, render, opts)
+}
+
+// evaluateRender is [Evaluate], with the render's own policies and
+// bindings added to set when fromRender is set. The objects the evaluator
+// consults as a whole (Namespaces, CRDs, admission objects, objects of a
+// paramKind) are decoded up front; every other object is decoded by the
+// worker that evaluates it and dropped after, so the decoded form of the
+// whole render is never held at once.
+func evaluateRender(ctx context.Context, set *Set, fromRender bool, render []*yaml.RNode, opts Options) (*Report, error) {
+	if set == nil {
+		set = &Set{}
+	}
+	held := map[int]*unstructured.Unstructured{}
+	decodeWhere := func(pick func(apiVersion, kind string) bool) error {
+		for i, r := range render {
+			if _, done := held[i]; done || r.YNode().Kind != yaml.MappingNode || !pick(r.GetApiVersion(), r.GetKind()) {
+				continue
+			}
+			u, err := toUnstructured(r)
+			if err != nil {
+				return fmt.Errorf("read object %d of the render: %w", i, err)
+			}
+			held[i] = u
+		}
+		return nil
+	}
+	inOrder := func() []*unstructured.Unstructured {
+		idx := make([]int, 0, len(held))
+		for i := range held {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		out := make([]*unstructured.Unstructured, len(idx))
+		for k, i := range idx {
+			out[k] = held[i]
+		}
+		return out
+	}
+	err := decodeWhere(func(apiVersion, kind string) bool {
+		return (apiVersion == "v1" && kind == "Namespace") || (apiVersion == apiextensionsGV && kind == kindCRD) ||
+			strings.HasPrefix(apiVersion, admissionGroup+"/")
+	})
 	if err != nil {
 		return nil, err
 	}
-	return EvaluateObjects(ctx, set, objs, opts)
-}
-
-// EvaluateObjects is [Evaluate] on objects already decoded.
-func EvaluateObjects(ctx context.Context, set *Set, objs []*unstructured.Unstructured, opts Options) (*Report, error) {
-	e, err := newEvaluator(set, objs, opts)
+	if fromRender {
+		fr, err := FromRender(inOrder())
+		if err != nil {
+			return nil, err
+		}
+		set = set.Merge(fr)
+	}
+	paramKinds := map[schema.GroupVersionKind]bool{}
+	for _, p := range set.Policies {
+		if gvk, ok := paramGVK(p); ok {
+			paramKinds[gvk] = true
+		}
+	}
+	if len(paramKinds) > 0 {
+		err := decodeWhere(func(apiVersion, kind string) bool {
+			gv, err := schema.ParseGroupVersion(apiVersion)
+			return err == nil && paramKinds[gv.WithKind(kind)]
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	e, err := newEvaluator(set, inOrder(), opts)
 	if err != nil {
 		return nil, err
 	}
 	// Objects are independent, as concurrent requests are to the API
 	// server's admission plugin: evaluate them on every core, results kept
 	// in input order.
-	per := make([][]Result, len(objs))
-	counts := make([]int, len(objs))
+	per := make([][]Result, len(render))
+	counts := make([]int, len(render))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, u := range objs {
+	for i, r := range render {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return fmt.Errorf("evaluate policies: %w", err)
+			}
+			u := held[i]
+			if u == nil {
+				var err error
+				if u, err = toUnstructured(r); err != nil {
+					return fmt.Errorf("read object %d of the render: %w", i, err)
+				}
 			}
 			res, n, err := e.object(gctx, i, u)
 			per[i], counts[i] = res, n
@@ -84,7 +150,7 @@ func EvaluateObjects(ctx context.Context, set *Set, objs []*unstructured.Unstruc
 		return nil, err
 	}
 	rep := &Report{Results: e.static}
-	for i := range objs {
+	for i := range render {
 		rep.Results = append(rep.Results, per[i]...)
 		rep.Evaluated += counts[i]
 	}
