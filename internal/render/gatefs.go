@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/fn/runtime/runtimeutil"
+	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
@@ -34,6 +36,24 @@ type gateFS struct {
 	// images maps a kustomization path to the repositories its images:
 	// entries produce (newName, else name).
 	images map[string][]string
+	// execOff: KRM functions run, exec ones do not (--enable-alpha-plugins
+	// without --enable-exec). kustomize then skips an exec function
+	// without a word and exits 0; skipped records each one.
+	execOff bool
+	skipped []string
+}
+
+// SkippedExecError is a render in which kustomize would skip exec KRM
+// functions: it exits 0 with a render the functions never saw, so no
+// verdict on it is about what the kustomization means.
+type SkippedExecError struct {
+	Dir       string
+	Functions []string // "transformers: fn.yaml (exec ./fn.sh) in overlays/prod/kustomization.yaml"
+}
+
+func (e *SkippedExecError) Error() string {
+	return fmt.Sprintf("rendering %s: kustomize skips exec KRM functions without --enable-exec and exits 0, so the render is not what the kustomization means: %s (hint: --enable-exec runs them, as kustomize build --enable-alpha-plugins --enable-exec does)",
+		e.Dir, strings.Join(e.Functions, "; "))
 }
 
 // ReadFile reads a file; kustomization files are rewritten.
@@ -66,6 +86,9 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 			return nil, err
 		}
 		changed = changed || c
+	}
+	if g.execOff {
+		g.recordSkippedExec(node, path)
 	}
 	if top {
 		if err := g.inject(node); err != nil {
@@ -118,6 +141,44 @@ func (g *gateFS) strip(node *yaml.RNode, path, field string, top bool) (bool, er
 		return true, node.PipeE(yaml.Clear(field))
 	}
 	return true, nil
+}
+
+// recordSkippedExec records the exec KRM functions a kustomization lists
+// (generators, transformers, validators; after Gate and Pin entries were
+// taken out), which kustomize would skip: with a container image the
+// function is a container one, whatever its exec field says.
+func (g *gateFS) recordSkippedExec(node *yaml.RNode, path string) {
+	for _, field := range []string{"generators", "transformers", "validators"} {
+		list := node.Field(field)
+		if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, entry := range list.Value.YNode().Content {
+			text := entry.Value
+			name := "inline"
+			if !strings.Contains(text, "\n") {
+				data, err := g.readEntry(filepath.Dir(path), text)
+				if err != nil || data == nil {
+					continue // not a local file: kustomize resolves (or refuses) it
+				}
+				name, text = entry.Value, string(data)
+			}
+			fns, err := kio.FromBytes([]byte(text))
+			if err != nil {
+				continue // kustomize reports its own parse error
+			}
+			for _, fn := range fns {
+				spec, err := runtimeutil.GetFunctionSpec(fn)
+				if err != nil || spec == nil || spec.Container.Image != "" || spec.Exec.Path == "" {
+					continue
+				}
+				key := fmt.Sprintf("%s: %s (exec %s) in %s", field, name, spec.Exec.Path, g.rel(path))
+				if !slices.Contains(g.skipped, key) {
+					g.skipped = append(g.skipped, key)
+				}
+			}
+		}
+	}
 }
 
 // loadEntry returns the Gate/Pin config an entry names (a file path or

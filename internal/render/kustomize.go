@@ -92,11 +92,17 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	case opts.NoRemote && len(remote) > 0:
 		return nil, &RemoteError{Dir: dir, Refs: remote}
 	}
-	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone}
+	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone,
+		execOff: opts.EnableAlphaPlugins && !opts.EnableExec}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
 	if fs.err != nil {
 		return nil, fs.err
+	}
+	if len(fs.skipped) > 0 {
+		// Before kustomize's own error: a skipped exec validator makes it
+		// fail with "validator shouldn't modify the resource map".
+		return nil, &SkippedExecError{Dir: dir, Functions: fs.skipped}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: kustomize build: %w%s", dir, err, hint(err, opts))

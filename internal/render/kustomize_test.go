@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -247,5 +248,59 @@ func TestKustomizeErrorHints(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, c.hint)
 			}
 		})
+	}
+}
+
+// TestSkippedExecFunctions: with KRM functions on and exec ones off,
+// kustomize skips an exec function silently and exits 0 (checked against
+// the kustomize CLI by hand: `kustomize build --enable-alpha-plugins` of a
+// kustomization whose exec transformer exits 7 prints the untransformed
+// render). The gate refuses that render, naming each function and where it
+// is listed; with --enable-exec the function runs.
+func TestSkippedExecFunctions(t *testing.T) {
+	fn := func(name string) string {
+		return "apiVersion: example.com/v1\nkind: Fn\nmetadata:\n  name: " + name + "\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./fn.sh\n"
+	}
+	files := with(map[string]string{
+		"base/kustomization.yaml": "resources: [cm.yaml]\nvalidators:\n- |\n  apiVersion: example.com/v1\n  kind: Check\n  metadata:\n    name: check\n    annotations:\n      config.kubernetes.io/function: |\n        exec:\n          path: ./fn.sh\n",
+		"base/fn.sh":              "#!/bin/sh\ncat\n",
+		"o/kustomization.yaml":    "resources: [../base]\ntransformers: [fn.yaml]\ngenerators: [gen.yaml]\n",
+		"o/fn.yaml":               fn("rename"),
+		"o/gen.yaml":              "apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: gen\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/gen:1\n      exec:\n        path: ./fn.sh\n",
+		"o/fn.sh":                 "#!/bin/sh\nsed 's/a: b/a: ran/'\n",
+	})
+	dir := tree(t, files)
+	_, err := Kustomize(filepath.Join(dir, "o"), Options{EnableAlphaPlugins: true})
+	var skipped *SkippedExecError
+	if !errors.As(err, &skipped) {
+		t.Fatalf("err = %v, want a SkippedExecError", err)
+	}
+	got := strings.Join(skipped.Functions, "\n")
+	for _, want := range []string{"transformers: fn.yaml (exec ./fn.sh)", "validators: inline (exec ./fn.sh)", "--enable-exec"} {
+		if !strings.Contains(got+err.Error(), want) {
+			t.Errorf("err = %v, want it to name %q", err, want)
+		}
+	}
+	if strings.Contains(got, "gen.yaml") {
+		t.Errorf("a container function (image set) is not an exec one: %v", err)
+	}
+
+	// With exec on, the exec transformer runs. The container generator is
+	// left out (no container runtime here), and so is the validator: kustomize
+	// hands a validator path annotations that `cat` would hand back.
+	files["o/kustomization.yaml"] = "resources: [../base]\ntransformers: [fn.yaml]\n"
+	files["base/kustomization.yaml"] = "resources: [cm.yaml]\n"
+	dir = tree(t, files)
+	for _, f := range []string{"base/fn.sh", "o/fn.sh"} {
+		if err := os.Chmod(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Kustomize(filepath.Join(dir, "o"), Options{EnableAlphaPlugins: true, EnableExec: true})
+	if err != nil {
+		t.Fatalf("with --enable-exec: %v", err)
+	}
+	if len(res.Resources) != 1 || res.Resources[0].MustString() == "" || !strings.Contains(res.Resources[0].MustString(), "a: ran") {
+		t.Errorf("with --enable-exec the transformer did not run: %v", res.Resources)
 	}
 }
