@@ -1,16 +1,15 @@
 package policy
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/policy/external"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // RuleID is the id of the rule whose findings the Checker produces.
@@ -51,19 +50,21 @@ func (c *Checker) Check(ctx context.Context, resources []*yaml.RNode) ([]finding
 	if len(c.KyvernoPolicies) == 0 && len(c.RegoDirs) == 0 {
 		return out, nil
 	}
-	var buf bytes.Buffer
-	if err := (kio.ByteWriter{Writer: &buf}).Write(resources); err != nil {
+	// kio.ByteWriter's output, without its deep copy of the render and
+	// single encoder (1.4 s and ~800 MB on 10,000 objects).
+	rendered, err := stream.Encode(resources)
+	if err != nil {
 		return nil, fmt.Errorf("write the render for the policy tools: %w", err)
 	}
 	if len(c.KyvernoPolicies) > 0 {
-		fs, err := external.Kyverno(ctx, c.Kyverno, c.KyvernoPolicies, c.KyvernoNames, buf.Bytes())
+		fs, err := external.Kyverno(ctx, c.Kyverno, c.KyvernoPolicies, c.KyvernoNames, rendered)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, externalFindings(fs, resources)...)
 	}
 	if len(c.RegoDirs) > 0 {
-		fs, err := external.Conftest(ctx, c.Conftest, c.RegoDirs, buf.Bytes())
+		fs, err := external.Conftest(ctx, c.Conftest, c.RegoDirs, rendered)
 		if err != nil {
 			return nil, err
 		}
