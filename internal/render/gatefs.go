@@ -32,7 +32,10 @@ type gateFS struct {
 	err      error // a bad Gate/Pin config: reported instead of kustomize's error
 	// restrictNone is --load-restrictor LoadRestrictionsNone.
 	restrictNone bool
-	edit         func(*yaml.RNode) error
+	// noRemote is --no-remote: the edited top-level kustomization is
+	// checked for remote entries too.
+	noRemote bool
+	edit     func(*yaml.RNode) error
 	// images maps a kustomization path to the repositories its images:
 	// entries produce (newName, else name).
 	images map[string][]string
@@ -97,6 +100,16 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 		if g.edit != nil {
 			if err := g.edit(node); err != nil {
 				return nil, fmt.Errorf("editing %s: %w", g.rel(path), err)
+			}
+			if g.noRemote {
+				// What the edit added was not in the file RemoteRefs read.
+				refs, err := editedRemoteRefs(node, filepath.Dir(path), g.display, g.rel(path)+" (as the Application's kustomize overrides edit it)")
+				if err != nil {
+					return nil, err
+				}
+				if len(refs) > 0 {
+					return nil, &RemoteError{Dir: g.display, Refs: refs}
+				}
 			}
 		}
 		changed = true

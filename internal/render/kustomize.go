@@ -93,7 +93,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 		return nil, &RemoteError{Dir: dir, Refs: remote}
 	}
 	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone,
-		execOff: opts.EnableAlphaPlugins && !opts.EnableExec}
+		execOff: opts.EnableAlphaPlugins && !opts.EnableExec, noRemote: opts.NoRemote}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
 	if fs.err != nil {

@@ -87,6 +87,12 @@ func (w *remoteWalk) walk(dir, display string) error {
 	if err != nil {
 		return err
 	}
+	return w.entries(k, abs, display, shown)
+}
+
+// entries records the remote entries of a kustomization (read from shown,
+// in directory abs) and walks its local ones.
+func (w *remoteWalk) entries(k *yaml.RNode, abs, display, shown string) error {
 	for _, field := range []string{"resources", "components", "bases"} {
 		entries, err := k.Pipe(yaml.Lookup(field))
 		if err != nil || entries == nil || entries.YNode().Kind != yaml.SequenceNode {
@@ -113,6 +119,21 @@ func (w *remoteWalk) walk(dir, display string) error {
 		}
 	}
 	return nil
+}
+
+// editedRemoteRefs is RemoteRefs for a top-level kustomization as edited
+// before the build (an Argo CD Application's kustomize overrides may add
+// components, remote or local, that the file on disk does not name).
+func editedRemoteRefs(k *yaml.RNode, dir, display, shown string) ([]RemoteRef, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", display, err)
+	}
+	w := &remoteWalk{seen: map[string]bool{abs: true}}
+	if err := w.entries(k, abs, display, shown); err != nil {
+		return nil, err
+	}
+	return w.refs, nil
 }
 
 // isRemoteEntry: a URL or repository spec, or (when nothing local has the

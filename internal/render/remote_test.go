@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // RemoteRefs finds the remote entries of the whole local kustomization
@@ -65,5 +67,56 @@ func TestKustomizeNoRemote(t *testing.T) {
 	}
 	if hits.Load() == 0 || len(res.Resources) != 2 || len(res.Remote) != 1 {
 		t.Errorf("without NoRemote: %d requests, %d resources, remote %v; want the URL fetched", hits.Load(), len(res.Resources), res.Remote)
+	}
+}
+
+// TestKustomizeNoRemoteEditedComponents: components that an Argo CD
+// Application's kustomize overrides add to the top-level kustomization are
+// held to --no-remote too, remote ones and local ones that name remote
+// resources; nothing is fetched.
+func TestKustomizeNoRemoteEditedComponents(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	dir := tree(t, with(map[string]string{
+		"overlay/kustomization.yaml":   "resources:\n- ../base\n",
+		"comp/kustomization.yaml":      "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- " + srv.URL + "/cm.yaml\n",
+		"localcomp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nnamePrefix: x-\n",
+	}))
+	overlay := filepath.Join(dir, "overlay")
+	for _, c := range []struct {
+		name       string
+		components string
+		want       string
+	}{
+		{"remote component", "[" + srv.URL + "/comp]", srv.URL + "/comp"},
+		{"local component naming a remote resource", "[../comp]", srv.URL + "/cm.yaml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			edit, err := ArgoKustomizeEdit(yaml.MustParse("components: "+c.components+"\n"), overlay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Kustomize(overlay, Options{NoRemote: true, EditTop: edit})
+			var re *RemoteError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want a RemoteError naming %s", err, c.want)
+			}
+			if n := hits.Load(); n != 0 {
+				t.Fatalf("the remote server was asked %d times under NoRemote", n)
+			}
+		})
+	}
+	// A local component without remote entries renders.
+	edit, err := ArgoKustomizeEdit(yaml.MustParse("components: [../localcomp]\n"), overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Kustomize(overlay, Options{NoRemote: true, EditTop: edit})
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].GetName() != "x-cfg" {
+		t.Fatalf("local component: err = %v, resources %v", err, res)
 	}
 }
