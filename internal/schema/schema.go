@@ -305,26 +305,83 @@ type compiled struct {
 }
 
 // walks records which schema-driven passes of the create path have work
-// in a schema. Each pass below acts only at nodes of one kind and walks
-// the whole object to find them, allocating a field path per field:
+// in a schema, and over which part of it. Each pass below acts only at
+// nodes of one kind, and walks the whole object along the schema to find
+// them, copying each property's schema (a large struct) and allocating a
+// field path per field:
 //
-//   - defaulting only at nodes with a default;
+//   - defaulting acts only at properties with a default (and at null
+//     items and additional properties, which dropNulls leaves none of);
 //   - objectmeta.Coerce and objectmeta.Validate (below the root) only at
 //     x-kubernetes-embedded-resource nodes;
 //   - listtype.ValidateListSetsAndMaps only at x-kubernetes-list-type set
 //     or map nodes.
+//
+// defaults and listSetsMaps are the schema cut down to the paths that lead
+// to such nodes (nil: none), which the passes then walk instead: the same
+// outcome, since the object's other fields have nothing they act on.
 type walks struct {
-	defaults, embedded, listSetsMaps bool
+	defaults, listSetsMaps *structuralschema.Structural
+	embedded               bool
 }
 
 func walksOf(s *structuralschema.Structural) walks {
 	return walks{
-		defaults: anyNode(s, func(n *structuralschema.Structural) bool { return n.Default.Object != nil }),
-		embedded: anyNode(s, func(n *structuralschema.Structural) bool { return n.XEmbeddedResource }),
-		listSetsMaps: anyNode(s, func(n *structuralschema.Structural) bool {
-			return n.XListType != nil && (*n.XListType == "set" || *n.XListType == "map")
-		}),
+		defaults:     cutTo(s, func(n *structuralschema.Structural) bool { return n.Default.Object != nil }, nil),
+		listSetsMaps: cutTo(s, isListSetOrMap, isListSetOrMap),
+		embedded:     anyNode(s, func(n *structuralschema.Structural) bool { return n.XEmbeddedResource }),
 	}
+}
+
+func isListSetOrMap(n *structuralschema.Structural) bool {
+	return n.XListType != nil && (*n.XListType == "set" || *n.XListType == "map")
+}
+
+// cutTo returns a copy of s with only the properties, items and additional
+// properties below which has holds at some node, or nil when it holds
+// nowhere. A node where whole holds is kept with all below it. When the
+// additional properties are kept, every property is kept too (as a shell
+// without children if nothing below it is), so that no property name is
+// taken for an additional one.
+func cutTo(s *structuralschema.Structural, has, whole func(*structuralschema.Structural) bool) *structuralschema.Structural {
+	if s == nil {
+		return nil
+	}
+	if whole != nil && whole(s) {
+		return s
+	}
+	out := *s
+	out.Properties, out.Items, out.AdditionalProperties = nil, nil, nil
+	keep := has(s)
+	if items := cutTo(s.Items, has, whole); items != nil {
+		out.Items, keep = items, true
+	}
+	if s.AdditionalProperties != nil {
+		if ap := cutTo(s.AdditionalProperties.Structural, has, whole); ap != nil {
+			out.AdditionalProperties = &structuralschema.StructuralOrBool{Structural: ap, Bool: s.AdditionalProperties.Bool}
+			keep = true
+		}
+	}
+	for name, p := range s.Properties {
+		cut := cutTo(&p, has, whole)
+		if cut == nil && out.AdditionalProperties != nil {
+			shell := p
+			shell.Properties, shell.Items, shell.AdditionalProperties = nil, nil, nil
+			cut = &shell
+		}
+		if cut == nil {
+			continue
+		}
+		if out.Properties == nil {
+			out.Properties = map[string]structuralschema.Structural{}
+		}
+		out.Properties[name] = *cut
+		keep = true
+	}
+	if !keep {
+		return nil
+	}
+	return &out
 }
 
 // DeprecatedKinds lists the built-in "apiVersion Kind" pairs the given

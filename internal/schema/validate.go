@@ -108,15 +108,15 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	if c.dropStatus {
 		delete(obj, "status")
 	}
-	if c.walks.defaults {
-		structuraldefaulting.Default(obj, s)
+	if c.walks.defaults != nil {
+		structuraldefaulting.Default(obj, c.walks.defaults)
 	}
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
 	if c.walks.embedded {
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
 	}
-	if c.walks.listSetsMaps {
-		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, obj)...)
+	if c.walks.listSetsMaps != nil {
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, c.walks.listSetsMaps, obj)...)
 	}
 	if c.cel != nil {
 		celErrs, _ := c.cel.Validate(ctx, nil, s, obj, nil, celconfig.RuntimeCELCostBudget)
