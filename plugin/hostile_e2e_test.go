@@ -88,6 +88,7 @@ func hostileCases(t *testing.T) []hostileCase {
 	app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/r.git, path: app}\n  destination: {server: https://kubernetes.default.svc, namespace: shop}\n"
 	return []hostileCase{
 		{name: "remote resource never answers, --timeout 2s", args: []string{"check", "-k", ".", "--timeout", "2s"}, files: hangFiles, code: 3, want: "rendering .: --timeout 2s exceeded", maxTime: 4 * time.Second},
+		{name: "selftest, remote resource never answers, --timeout 2s", args: []string{"selftest", "-k", ".", "--timeout", "2s"}, files: hangFiles, code: 3, want: "rendering .: --timeout 2s exceeded", maxTime: 4 * time.Second},
 		{name: "remote resource never answers, SIGTERM", args: []string{"check", "-k", "."}, files: hangFiles, signal: syscall.SIGTERM, signalAfter: 500 * time.Millisecond, code: 3, want: "rendering .: interrupted by SIGTERM", maxTime: 2 * time.Second},
 		{name: "remote resource never answers, SIGINT", args: []string{"pin", "-k", "."}, files: hangFiles, signal: syscall.SIGINT, signalAfter: 500 * time.Millisecond, code: 3, want: "interrupted by SIGINT", maxTime: 2 * time.Second},
 		{name: "write-kustomization, remote never answers, SIGTERM", args: []string{"pin", "--write-kustomization", "."}, files: hangFiles, signal: syscall.SIGTERM, signalAfter: 500 * time.Millisecond, code: 3, want: "interrupted by SIGTERM", maxTime: 2 * time.Second},

@@ -58,6 +58,9 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 	if o.output != "text" && o.output != "json" {
 		return fail(s.Err, usageErr("--output", "selftest prints text or json"))
 	}
+	// --timeout bounds the whole run, as for check: the baseline renders,
+	// every mutant's check and the registry look-ups (stop.go).
+	defer setDeadline(ctx, o.timeout)()
 	base, err := loadConfig(o.configFile)
 	if err != nil {
 		return fail(s.Err, err)
