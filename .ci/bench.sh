@@ -538,8 +538,14 @@ both() { echo $(($1 & $2)); }
 times_faster() { awk -v b="$1" -v a="$2" -v r="$3" 'BEGIN { print (a > 0 && b / a >= r) ? 1 : 0 }'; } # B A R: A ≥ R× faster than B
 have() { local -n a=$1; [[ -n ${a[0]:-} ]]; }
 
-goal "gate check $NK < 1 s wall: $(fmt_s "${G1[0]}") unpinned, $(fmt_s "${G2[0]}") pinned (CPU $(fmt_s "${G1[1]}"), $(fmt_s "${G2[1]}"))" "$(both "$(lt "${G1[0]}" 1)" "$(lt "${G2[0]}" 1)")"
-goal "gate check $NK < 300 MB: ${G1[2]} MB unpinned, ${G2[2]} MB pinned" "$(both "$(lt "${G1[2]}" 300)" "$(lt "${G2[2]}" 300)")"
+# The founding goal predates the schema stage; issue 11 set the goal of the
+# check with it (below). Both are printed: the founding one on the check
+# with the schema rules off when that row ran, and on the full check.
+if have GNS; then
+	goal "founding: gate check $NK without the schema stage < 1 s wall, < 300 MB: $(fmt_s "${GNS[0]}"), ${GNS[2]} MB pinned" "$(both "$(lt "${GNS[0]}" 1)" "$(lt "${GNS[2]}" 300)")"
+fi
+goal "founding: gate check $NK < 1 s wall, schema stage included: $(fmt_s "${G1[0]}") unpinned, $(fmt_s "${G2[0]}") pinned (CPU $(fmt_s "${G1[1]}"), $(fmt_s "${G2[1]}"))" "$(both "$(lt "${G1[0]}" 1)" "$(lt "${G2[0]}" 1)")"
+goal "founding: gate check $NK < 300 MB, schema stage included: ${G1[2]} MB unpinned, ${G2[2]} MB pinned" "$(both "$(lt "${G1[2]}" 300)" "$(lt "${G2[2]}" 300)")"
 # issue 11: schema on (the default) and every other rule.
 goal "issue 11: gate check $NK with schema < 1.5 s wall: $(fmt_s "${G1[0]}") unpinned, $(fmt_s "${G2[0]}") pinned" "$(both "$(lt "${G1[0]}" 1.5)" "$(lt "${G2[0]}" 1.5)")"
 goal "issue 11: gate check $NK with schema < 400 MB: ${G1[2]} MB unpinned, ${G2[2]} MB pinned" "$(both "$(lt "${G1[2]}" 400)" "$(lt "${G2[2]}" 400)")"
