@@ -61,10 +61,12 @@ func fastScalar(n *yaml.Node) (any, bool) {
 	case "!!str":
 		return v, true
 	case "!!null":
-		if v == "" {
-			return nil, false // kyaml's JSON makes "" of an empty value
+		// Only the plain spellings: kyaml's JSON makes "" of an empty
+		// value, and an explicit !!null on anything else is an error.
+		switch v {
+		case "~", "null", "Null", "NULL":
+			return nil, true
 		}
-		return nil, true
 	case "!!bool":
 		switch v {
 		case "true", "True", "TRUE":
@@ -99,10 +101,12 @@ func fastScalar(n *yaml.Node) (any, bool) {
 }
 
 // decimal reports whether s is an optionally signed run of digits, with a
-// fraction and an exponent when float is set: no "0x", "0o", "_", ".inf".
+// fraction and an exponent when float is set: no "0x", "0o", "_", ".inf",
+// and no leading zero before another digit ("0644" is YAML 1.1 octal to
+// the round trip, 420).
 func decimal(s string, float bool) bool {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
-	if s == "" {
+	if s == "" || (len(s) > 1 && s[0] == '0' && s[1] >= '0' && s[1] <= '9') {
 		return false
 	}
 	digits := false

@@ -25,6 +25,8 @@ var tricky = []string{
 	"apiVersion: v1\nkind: X\nspec: {1: a, true: b, null: c, 1.5: d}\n",
 	"apiVersion: v1\nkind: X\nbase: &b {x: 1, y: [1]}\nspec: {<<: *b, y: 2, ref: *b}\n",
 	"apiVersion: v1\nkind: X\nspec:\n  s: \"multi\\nline\"\n  u: \"\\u00e9\"\n  q: ''''\n  block: |\n    a\n    b\n  folded: >-\n    c\n    d\n",
+	"apiVersion: v1\nkind: X\nspec: {mode: 0644, m2: 0755, neg: -012, pos: +012, z: 0, z2: -0, f: 0.5, f0: 00.5, t: !!int 0755, tf: !!float 012, n: !!null ~}\n",
+	"apiVersion: v1\nkind: X\nspec: {bad: !!null foo}\n",
 	"apiVersion: v1\nkind: X\nspec: {f1: 1e18, f2: 1e17, f3: 123456789012345678.0, f4: 0.1e1, f5: 1E+2, f6: -1.e2}\n",
 }
 
