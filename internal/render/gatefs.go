@@ -158,8 +158,11 @@ func (g *gateFS) strip(node *yaml.RNode, path, field string, top bool) (bool, er
 
 // recordSkippedExec records the exec KRM functions a kustomization lists
 // (generators, transformers, validators; after Gate and Pin entries were
-// taken out), which kustomize would skip: with a container image the
-// function is a container one, whatever its exec field says.
+// taken out), which kustomize would skip. An entry is what kustomize makes
+// of it: inline YAML when it parses as objects, whatever its length;
+// otherwise a file, or a directory whose kustomization's resources are the
+// function configs. With a container image a function is a container one,
+// whatever its exec field says.
 func (g *gateFS) recordSkippedExec(node *yaml.RNode, path string) {
 	for _, field := range []string{"generators", "transformers", "validators"} {
 		list := node.Field(field)
@@ -167,31 +170,80 @@ func (g *gateFS) recordSkippedExec(node *yaml.RNode, path string) {
 			continue
 		}
 		for _, entry := range list.Value.YNode().Content {
-			text := entry.Value
-			name := "inline"
-			if !strings.Contains(text, "\n") {
-				data, err := g.readEntry(filepath.Dir(path), text)
-				if err != nil || data == nil {
-					continue // not a local file: kustomize resolves (or refuses) it
-				}
-				name, text = entry.Value, string(data)
+			where := fmt.Sprintf("%s: %%s in %s", field, g.rel(path))
+			if fns, ok := inlineEntry(entry.Value); ok {
+				g.recordExec(fns, fmt.Sprintf(where, "inline"))
+				continue
 			}
-			fns, err := kio.FromBytes([]byte(text))
-			if err != nil {
-				continue // kustomize reports its own parse error
-			}
-			for _, fn := range fns {
-				spec, err := runtimeutil.GetFunctionSpec(fn)
-				if err != nil || spec == nil || spec.Container.Image != "" || spec.Exec.Path == "" {
-					continue
-				}
-				key := fmt.Sprintf("%s: %s (exec %s) in %s", field, name, spec.Exec.Path, g.rel(path))
-				if !slices.Contains(g.skipped, key) {
-					g.skipped = append(g.skipped, key)
-				}
-			}
+			g.recordExecAt(filepath.Dir(path), entry.Value, entry.Value, where, map[string]bool{})
 		}
 	}
+}
+
+// recordExecAt records the exec functions of the file or kustomization
+// directory entry names, relative to dir; shown is how to name it.
+func (g *gateFS) recordExecAt(dir, entry, shown, where string, seen map[string]bool) {
+	p := filepath.Join(dir, entry)
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		file, _ := kustomizationFile(p)
+		if file == "" {
+			return
+		}
+		k, err := readKustomization(file, file)
+		if err != nil {
+			return // kustomize reports it when it builds the directory
+		}
+		res, err := k.Pipe(yaml.Lookup("resources"))
+		if err != nil || res == nil || res.YNode().Kind != yaml.SequenceNode {
+			return
+		}
+		for _, r := range res.YNode().Content {
+			g.recordExecAt(p, r.Value, filepath.Join(shown, r.Value), where, seen)
+		}
+		return
+	}
+	data, err := g.readEntry(dir, entry)
+	if err != nil || data == nil {
+		return // not a local file: kustomize resolves (or refuses) it
+	}
+	fns, err := kio.FromBytes(data)
+	if err != nil {
+		return // kustomize reports its own parse error
+	}
+	g.recordExec(fns, fmt.Sprintf(where, shown))
+}
+
+func (g *gateFS) recordExec(fns []*yaml.RNode, where string) {
+	for _, fn := range fns {
+		spec, err := runtimeutil.GetFunctionSpec(fn)
+		if err != nil || spec == nil || spec.Container.Image != "" || spec.Exec.Path == "" {
+			continue
+		}
+		key := fmt.Sprintf("%s (exec %s)", where, spec.Exec.Path)
+		if !slices.Contains(g.skipped, key) {
+			g.skipped = append(g.skipped, key)
+		}
+	}
+}
+
+// inlineEntry parses a generators/transformers/validators entry as
+// kustomize first does (inline configuration when it reads as objects,
+// one line or many); ok is false when it is a path.
+func inlineEntry(entry string) ([]*yaml.RNode, bool) {
+	nodes, err := kio.FromBytes([]byte(entry))
+	if err != nil || len(nodes) == 0 {
+		return nil, false
+	}
+	for _, n := range nodes {
+		if n.YNode().Kind != yaml.MappingNode || n.GetKind() == "" {
+			return nil, false
+		}
+	}
+	return nodes, true
 }
 
 // loadEntry returns the Gate/Pin config an entry names (a file path or

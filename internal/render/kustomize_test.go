@@ -262,12 +262,14 @@ func TestSkippedExecFunctions(t *testing.T) {
 		return "apiVersion: example.com/v1\nkind: Fn\nmetadata:\n  name: " + name + "\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./fn.sh\n"
 	}
 	files := with(map[string]string{
-		"base/kustomization.yaml": "resources: [cm.yaml]\nvalidators:\n- |\n  apiVersion: example.com/v1\n  kind: Check\n  metadata:\n    name: check\n    annotations:\n      config.kubernetes.io/function: |\n        exec:\n          path: ./fn.sh\n",
-		"base/fn.sh":              "#!/bin/sh\ncat\n",
-		"o/kustomization.yaml":    "resources: [../base]\ntransformers: [fn.yaml]\ngenerators: [gen.yaml]\n",
-		"o/fn.yaml":               fn("rename"),
-		"o/gen.yaml":              "apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: gen\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/gen:1\n      exec:\n        path: ./fn.sh\n",
-		"o/fn.sh":                 "#!/bin/sh\nsed 's/a: b/a: ran/'\n",
+		"base/kustomization.yaml":  "resources: [cm.yaml]\nvalidators:\n- |\n  apiVersion: example.com/v1\n  kind: Check\n  metadata:\n    name: check\n    annotations:\n      config.kubernetes.io/function: |\n        exec:\n          path: ./fn.sh\n",
+		"base/fn.sh":               "#!/bin/sh\ncat\n",
+		"o/kustomization.yaml":     "resources: [../base]\ntransformers: [fn.yaml, fns]\ngenerators:\n- gen.yaml\n- '{apiVersion: example.com/v1, kind: Gen2, metadata: {name: g2, annotations: {config.kubernetes.io/function: \"exec: {path: ./fn.sh}\"}}}'\n",
+		"o/fns/kustomization.yaml": "resources: [fn2.yaml]\n",
+		"o/fns/fn2.yaml":           fn("second"),
+		"o/fn.yaml":                fn("rename"),
+		"o/gen.yaml":               "apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: gen\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/gen:1\n      exec:\n        path: ./fn.sh\n",
+		"o/fn.sh":                  "#!/bin/sh\nsed 's/a: b/a: ran/'\n",
 	})
 	dir := tree(t, files)
 	_, err := Kustomize(filepath.Join(dir, "o"), Options{EnableAlphaPlugins: true})
@@ -276,7 +278,7 @@ func TestSkippedExecFunctions(t *testing.T) {
 		t.Fatalf("err = %v, want a SkippedExecError", err)
 	}
 	got := strings.Join(skipped.Functions, "\n")
-	for _, want := range []string{"transformers: fn.yaml (exec ./fn.sh)", "validators: inline (exec ./fn.sh)", "--enable-exec"} {
+	for _, want := range []string{"transformers: fn.yaml in ", "validators: inline in ", "generators: inline in ", "transformers: fns/fn2.yaml in ", "(exec ./fn.sh)", "--enable-exec"} {
 		if !strings.Contains(got+err.Error(), want) {
 			t.Errorf("err = %v, want it to name %q", err, want)
 		}

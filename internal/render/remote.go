@@ -93,14 +93,20 @@ func (w *remoteWalk) walk(dir, display string) error {
 // entries records the remote entries of a kustomization (read from shown,
 // in directory abs) and walks its local ones.
 func (w *remoteWalk) entries(k *yaml.RNode, abs, display, shown string) error {
-	for _, field := range []string{"resources", "components", "bases"} {
+	// Function configs (generators, transformers, validators) load through
+	// the same loader as resources, once an entry is not inline YAML.
+	for _, field := range []string{"resources", "components", "bases", "generators", "transformers", "validators"} {
 		entries, err := k.Pipe(yaml.Lookup(field))
 		if err != nil || entries == nil || entries.YNode().Kind != yaml.SequenceNode {
 			continue
 		}
+		functions := field == "generators" || field == "transformers" || field == "validators"
 		for _, e := range entries.YNode().Content {
 			entry := e.Value
 			if e.Kind != yaml.ScalarNode || entry == "" {
+				continue
+			}
+			if _, inline := inlineEntry(entry); functions && inline {
 				continue
 			}
 			local := entry

@@ -18,10 +18,13 @@ import (
 // file, are not remote.
 func TestRemoteRefs(t *testing.T) {
 	dir := tree(t, with(map[string]string{
-		"overlay/kustomization.yaml": "resources:\n- ../base\n- pod.yaml\n- missing.yaml\n- https://example.com/a.yaml\ncomponents:\n- ../comp\n",
-		"overlay/pod.yaml":           "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
-		"comp/kustomization.yaml":    "kind: Component\nresources:\n- github.com/org/repo//deploy?ref=v1\n- gitlab.example.com/org/repo//x\n",
-		"base/kustomization.yaml":    "resources: [cm.yaml]\nbases: ['git::https://example.com/r.git']\n",
+		"overlay/kustomization.yaml": "resources:\n- ../base\n- pod.yaml\n- missing.yaml\n- https://example.com/a.yaml\ncomponents:\n- ../comp\n" +
+			"transformers:\n- https://example.com/fn.yaml\n- '{apiVersion: example.com/v1, kind: Fn, metadata: {name: example.com/x}}'\n- |\n  apiVersion: builtin\n  kind: LabelTransformer\n  metadata: {name: example.com/l}\n  labels: {a: b}\n  fieldSpecs: [{path: metadata/labels, create: true}]\n" +
+			"generators: [gens]\nvalidators: ['git::https://example.com/v.git//fn']\n",
+		"overlay/gens/kustomization.yaml": "resources: [https://example.com/gen.yaml]\n",
+		"overlay/pod.yaml":                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+		"comp/kustomization.yaml":         "kind: Component\nresources:\n- github.com/org/repo//deploy?ref=v1\n- gitlab.example.com/org/repo//x\n",
+		"base/kustomization.yaml":         "resources: [cm.yaml]\nbases: ['git::https://example.com/r.git']\n",
 	}))
 	refs, err := RemoteRefs(filepath.Join(dir, "overlay"))
 	if err != nil {
@@ -32,7 +35,8 @@ func TestRemoteRefs(t *testing.T) {
 		got = append(got, r.Field+" "+r.Entry)
 	}
 	slices.Sort(got)
-	want := []string{"bases git::https://example.com/r.git", "resources github.com/org/repo//deploy?ref=v1", "resources gitlab.example.com/org/repo//x", "resources https://example.com/a.yaml"}
+	want := []string{"bases git::https://example.com/r.git", "resources github.com/org/repo//deploy?ref=v1", "resources gitlab.example.com/org/repo//x",
+		"resources https://example.com/a.yaml", "resources https://example.com/gen.yaml", "transformers https://example.com/fn.yaml", "validators git::https://example.com/v.git//fn"}
 	if !slices.Equal(got, want) {
 		t.Errorf("remote entries\n got %q\nwant %q", got, want)
 	}
