@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -15,6 +16,9 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/selftest"
 )
+
+// selftestTimeout is selftest's --timeout when none is given.
+const selftestTimeout = 10 * time.Minute
 
 // Baseline states of one selftest input.
 const (
@@ -59,7 +63,11 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 		return fail(s.Err, usageErr("--output", "selftest prints text or json"))
 	}
 	// --timeout bounds the whole run, as for check: the baseline renders,
-	// every mutant's check and the registry look-ups (stop.go).
+	// every mutant's check and the registry look-ups (stop.go). Every
+	// mutant re-runs the gate, so the default is longer than check's.
+	if !fs.Changed("timeout") {
+		o.timeout = selftestTimeout
+	}
 	defer setDeadline(ctx, o.timeout)()
 	base, err := loadConfig(o.configFile)
 	if err != nil {
@@ -89,6 +97,16 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 		inputs = append(inputs, in)
 	}
 	r.progress("")
+	// As check's finish: once the run was stopped, or the deadline or a
+	// signal came while it unwound, nothing it tried is a verdict (a mutant
+	// checked on a cancelled context is "caught" by its own errors).
+	if !commit(ctx) {
+		return ExitNoVerdict
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(s.Err, "selftest: NO VERDICT: %v\n", context.Cause(ctx))
+		return ExitNoVerdict
+	}
 	if err := printInputs(s.Out, inputs, o.output); err != nil {
 		return fail(s.Err, err)
 	}
