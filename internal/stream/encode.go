@@ -18,9 +18,10 @@ import (
 // is copied only when it carries something to remove. The render stays
 // untouched.
 func Encode(objs []*yaml.RNode) ([]byte, error) {
-	if len(objs) < 2 {
+	if len(objs) < 2 || !plainObjects(objs) {
 		// One object may be written as JSON (kio.ByteWriter's
-		// single-bare-node case): let kyaml decide.
+		// single-bare-node case), and what is not a plain object (see
+		// plainObjects) is left to kyaml, errors included.
 		var buf bytes.Buffer
 		if err := (kio.ByteWriter{Writer: &buf}).Write(objs); err != nil {
 			return nil, fmt.Errorf("writing the objects: %w", err)
@@ -60,6 +61,45 @@ func Encode(objs []*yaml.RNode) ([]byte, error) {
 		out.Write(d)
 	}
 	return out.Bytes(), nil
+}
+
+// plainObjects reports whether every object is a mapping with at most one
+// metadata key, itself a mapping (or null) with at most one annotations
+// key: the objects the stream parser yields, for which Encode and
+// kio.ByteWriter agree byte for byte.
+func plainObjects(objs []*yaml.RNode) bool {
+	for _, o := range objs {
+		n := o.YNode()
+		if n.Kind != yaml.MappingNode {
+			return false
+		}
+		var md *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value != yaml.MetadataField {
+				continue
+			}
+			if md != nil {
+				return false
+			}
+			md = n.Content[i+1]
+		}
+		if md == nil || (md.Kind == yaml.ScalarNode && md.Tag == "!!null") {
+			continue
+		}
+		if md.Kind != yaml.MappingNode {
+			return false
+		}
+		annotations := 0
+		for i := 0; i+1 < len(md.Content); i += 2 {
+			if md.Content[i].Value == yaml.AnnotationsField {
+				annotations++
+			}
+		}
+		if annotations > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // readerAnnotations are what kio.ByteWriter removes by default.

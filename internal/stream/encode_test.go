@@ -30,6 +30,15 @@ func TestEncodeIsByteWriter(t *testing.T) {
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    keep: x\n---\n" +
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: x\n"
 	streams = append(streams, read(edge+"---\n- a\n- b\n", true), read(edge, false))
+	// Not plain objects: duplicate metadata or annotations keys, metadata
+	// that is not a mapping. Encode must still equal kio.ByteWriter.
+	dup := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nmetadata: {}\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations: {x: y}\n  annotations: {}\n"
+	if nodes, err := kio.FromBytes([]byte(dup)); err == nil {
+		streams = append(streams, nodes)
+	} else {
+		t.Fatal(err)
+	}
 	n := 0
 	err := filepath.WalkDir("../../testdata", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
