@@ -185,16 +185,16 @@ func (s *session) children(node *spec.Schema) openapivalidate.Option {
 	return func(o *openapivalidate.SchemaValidatorOptions) {
 		o.NewValidatorForField = func(name string, sch *spec.Schema, _ any, path string, _ strfmt.Registry, _ ...openapivalidate.Option) openapivalidate.ValueValidator {
 			if ap := node.AdditionalProperties; ap != nil && ap.Schema == sch {
-				return &childValidator{s: s, node: sch, path: path}
+				return &childValidator{atPath: atPath{path}, s: s, node: sch}
 			}
 			if _, ok := node.Properties[name]; ok {
-				return &childValidator{s: s, node: s.v.property(node, name), path: path}
+				return &childValidator{atPath: atPath{path}, s: s, node: s.v.property(node, name)}
 			}
 			return s.v.freshValidator(sch, path)
 		}
 		o.NewValidatorForIndex = func(_ int, sch *spec.Schema, _ any, path string, _ strfmt.Registry, _ ...openapivalidate.Option) openapivalidate.ValueValidator {
 			if node.Items != nil && node.Items.Schema == sch {
-				return &childValidator{s: s, node: sch, path: path}
+				return &childValidator{atPath: atPath{path}, s: s, node: sch}
 			}
 			return s.v.freshValidator(sch, path)
 		}
@@ -212,20 +212,24 @@ func (v *openAPIValidator) property(parent *spec.Schema, name string) *spec.Sche
 	return got.(*spec.Schema)
 }
 
+// atPath is what the validators handed to kube-openapi share with its
+// SchemaValidator: a settable path, and applying to schemas.
+type atPath struct{ path string }
+
+func (a *atPath) SetPath(path string) { a.path = path }
+
+// Applies is SchemaValidator's: it applies to schemas.
+func (a *atPath) Applies(source any, _ reflect.Kind) bool {
+	_, ok := source.(*spec.Schema)
+	return ok
+}
+
 // childValidator validates a value against a stable child node with the
 // session's built validator for it.
 type childValidator struct {
+	atPath
 	s    *session
 	node *spec.Schema
-	path string
-}
-
-func (c *childValidator) SetPath(path string) { c.path = path }
-
-// Applies is SchemaValidator's: it applies to schemas.
-func (c *childValidator) Applies(source any, _ reflect.Kind) bool {
-	_, ok := source.(*spec.Schema)
-	return ok
 }
 
 func (c *childValidator) Validate(data any) *openapivalidate.Result {
@@ -245,23 +249,15 @@ func (v *openAPIValidator) fresh(o *openapivalidate.SchemaValidatorOptions) {
 }
 
 func (v *openAPIValidator) freshValidator(s *spec.Schema, path string) openapivalidate.ValueValidator {
-	return &trimmedValidator{v: v, schema: s, path: path}
+	return &trimmedValidator{atPath: atPath{path}, v: v, schema: s}
 }
 
 // trimmedValidator builds kube-openapi's SchemaValidator when it sees the
 // value, over the schema trimmed to the value's keys.
 type trimmedValidator struct {
+	atPath
 	v      *openAPIValidator
 	schema *spec.Schema
-	path   string
-}
-
-func (t *trimmedValidator) SetPath(path string) { t.path = path }
-
-// Applies is SchemaValidator's: it applies to schemas.
-func (t *trimmedValidator) Applies(source any, _ reflect.Kind) bool {
-	_, ok := source.(*spec.Schema)
-	return ok
 }
 
 func (t *trimmedValidator) Validate(data any) *openapivalidate.Result {
