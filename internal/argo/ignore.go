@@ -259,6 +259,8 @@ func (e ignoreEntry) check(obj *yaml.RNode, allowed []string) []finding.Finding 
 		case p.whole():
 			out = append(out, manifest.Finding(IgnoreRule, finding.SeverityError, obj, field, path,
 				"hides %s on %s: that is the whole object (or all it runs), so any change to it, by hand or by a bad merge, syncs green and never shows as drift", path, e.scope()))
+		case p.controllerOwned():
+			// /status and its children: written by the controller, not applied.
 		case broad && !p.allowed(allowed):
 			out = append(out, manifest.Finding(IgnoreRule, finding.SeverityError, obj, field, path,
 				"hides %s on %s, and that path is not in the allow-list (%s): name the object, or add the path to spec.argocd.ignoreDifferencesAllowed", path, e.scope(), strings.Join(allowed, ", ")))

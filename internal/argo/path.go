@@ -141,10 +141,22 @@ func (p fieldPath) whole() bool {
 	return false
 }
 
-// allowed reports whether the path matches one of the allow-list patterns.
+// controllerOwned reports whether the path lies under /status: the
+// controller writes that field, never the manifest, so ignoring it cannot
+// hide drift of applied content (argocd-autopilot generates
+// `jsonPointers: [/status]` on every Application it writes).
+func (p fieldPath) controllerOwned() bool {
+	return p.ok && !p.all && len(p.segs) > 0 && p.segs[0] == "status"
+}
+
+// allowed reports whether the path is under /status or matches one of the
+// allow-list patterns.
 func (p fieldPath) allowed(patterns []string) bool {
 	if !p.ok || p.all {
 		return false
+	}
+	if p.controllerOwned() {
+		return true
 	}
 	for _, pat := range patterns {
 		if pp := parsePointer(pat); pp.ok && globSegs(pp.segs, p.segs) {

@@ -14,7 +14,7 @@ import (
 // IgnoreDifferences fires on ignoreDifferences entries that hide what Argo CD must diff (argo.IgnoreDifferences judges them).
 var IgnoreDifferences = rules.Rule{
 	ID: "argocd-ignore-differences", Default: finding.SeverityError, Family: "argocd",
-	Doc:      "an ignoreDifferences entry (Application, ApplicationSet template, argocd-cm resource.customizations, or argocd-operator's ArgoCD resourceIgnoreDifferences/resourceCustomizations/extraConfig) has no kind, covers every object of a kind with a path outside the allow-list, hides /, /spec, /metadata, /spec/template or a whole object by jq, or trusts a human field manager (kubectl, kubectl-edit, …)",
+	Doc:      "an ignoreDifferences entry (Application, ApplicationSet template, argocd-cm resource.customizations, or argocd-operator's ArgoCD resourceIgnoreDifferences/resourceCustomizations/extraConfig) has no kind, covers every object of a kind with a path outside the allow-list (/status and its children are allowed: the controller writes them), hides /, /spec, /metadata, /spec/template or a whole object by jq, or trusts a human field manager (kubectl, kubectl-edit, …)",
 	Outage:   "a hand edit or a wrong image drifts in the cluster while Argo CD shows Synced",
 	Mutation: "widen an ignoreDifferences pointer to /spec",
 	Check:    checkIgnoreDifferences,

@@ -47,6 +47,16 @@ func TestIgnoreDifferencesApplication(t *testing.T) {
 		{"no kind", "  - {group: apps, jsonPointers: [/spec/replicas]}\n", []string{"spec.ignoreDifferences[0].kind"}},
 		{"every kind, replicas only", "  - {group: '*', kind: '*', jsonPointers: [/spec/replicas]}\n", nil},
 		{"every kind named web, a label", "  - {group: '*', kind: '*', name: web, jsonPointers: [/metadata/labels/team]}\n", []string{"jsonPointers[0]"}},
+		// argocd-autopilot writes this entry on the Applications it generates
+		// (reduced by hand; autopilot's source is not vendored here).
+		{"status of every Application (argocd-autopilot)", "  - {group: argoproj.io, kind: Application, jsonPointers: [/status]}\n", nil},
+		{"children of status, pointer and jq, on every kind", "  - group: '*'\n    kind: '*'\n    jsonPointers: [/status/sync, /status/conditions/0]\n    jqPathExpressions: ['.status.health', '.status.conditions[]?']\n", nil},
+		{"status beside spec: spec is still whole", "  - {group: argoproj.io, kind: Application, jsonPointers: [/status, /spec]}\n",
+			[]string{"spec.ignoreDifferences[0].jsonPointers[1]"}},
+		{"a field only named like status", "  - {kind: Deployment, jsonPointers: [/statusReport, /spec/status]}\n",
+			[]string{"jsonPointers[0]", "jsonPointers[1]"}},
+		{"a jq select under status is not a plain path", "  - kind: Deployment\n    jqPathExpressions: ['.status | select(.x)']\n",
+			[]string{"jqPathExpressions[0]"}},
 		{"every kind named x, controller-manager fields (Argo CD's docs)", "  - {group: '*', kind: '*', name: my-deployment, managedFieldsManagers: [kube-controller-manager]}\n", nil},
 	}
 	for _, c := range cases {
