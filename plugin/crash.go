@@ -2,31 +2,16 @@ package plugin
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
 // debugFlag, anywhere on the command line, prints the stack of a crash.
 const debugFlag = "--debug"
 
-// PanicError is a crash inside the gate: no verdict, never a pass and
-// never the usage code (Go's own exit code for a panic is 2).
-type PanicError struct {
-	Value any
-	Stack []byte
-}
-
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("internal error: %v", e.Value)
-}
-
-// recovered turns a recovered panic value into a *PanicError, nil for none.
-func recovered(r any) error {
-	if r == nil {
-		return nil
-	}
-	return &PanicError{Value: r, Stack: debug.Stack()}
-}
+// PanicError is a crash inside the gate (internal/stop).
+type PanicError = stop.PanicError
 
 // crashReport writes the one-line report of a crash, and its stack with
 // --debug, and returns exit 3.

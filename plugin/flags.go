@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
-	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
@@ -49,8 +49,9 @@ type options struct {
 	// schema
 	kubernetesVersion string
 	crds              []string
-	policy            policyOptions
-	helm              helmOptions // helm.go
+	policy            pipeline.PolicyOptions // policy.go
+	charts            []string               // helm.go
+	helm              pipeline.HelmOptions
 
 	// pin
 	dropTag            bool
@@ -87,7 +88,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
 	addPolicyFlags(fs, &o.policy)
-	addHelmFlags(fs, &o.helm)
+	addHelmFlags(fs, o)
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes every repoURL is taken as this one)")
@@ -115,10 +116,10 @@ func parse(fs *pflag.FlagSet, args []string, errOut io.Writer) (done bool, code 
 
 // validate checks flag values and inputs.
 func (o *options) validate(pin bool) error {
-	if len(o.kustomizations) == 0 && len(o.files) == 0 && len(o.helm.charts) == 0 && (!pin || o.writeKustomization == "") {
+	if len(o.kustomizations) == 0 && len(o.files) == 0 && len(o.charts) == 0 && (!pin || o.writeKustomization == "") {
 		return usageErr("flags", "no input: give -k DIR, --chart DIR or -f FILE|DIR|-")
 	}
-	if err := o.helm.validate(); err != nil {
+	if err := o.validateHelm(); err != nil {
 		return err
 	}
 	if !report.ValidFormat(o.output) {
@@ -145,7 +146,7 @@ func (o *options) validate(pin bool) error {
 	if err := o.apply(config.Default()); err != nil {
 		return err
 	}
-	if err := o.policy.validate(); err != nil {
+	if err := o.policy.Validate(); err != nil {
 		return err
 	}
 	return o.validatePullSecretFlags()
@@ -181,7 +182,7 @@ func (o *options) apply(s *config.Spec) error {
 	// --policy adds to spec.policies (absolute, so no config directory
 	// applies to them); selftest's policy mutants read spec.policies.
 	policies := append([]string{}, s.Policies...)
-	for _, p := range o.policy.policies {
+	for _, p := range o.policy.Paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return usageErr("--policy", "%q: %v", p, err)
@@ -215,14 +216,36 @@ func (o *options) denyRemoteFrom(base *config.Object) {
 	}
 }
 
-// renderOptions are the kustomize render options the flags set.
-func (o *options) renderOptions() render.Options {
-	return render.Options{
-		EnableAlphaPlugins: o.enableAlphaPlugins,
-		EnableExec:         o.enableExec,
-		LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
-		HelmRepoCache:      o.helm.repoCache,
-		NoRemote:           o.noRemote,
+// inputs are the inputs the flags name.
+func (o *options) inputs(stdin io.Reader) pipeline.Inputs {
+	return pipeline.Inputs{
+		Kustomizations: o.kustomizations, Files: o.files, Recursive: o.recursive, Stdin: stdin,
+		Charts: o.charts, AppsRoot: o.appsRoot, RepoURLs: o.repoURLs,
+	}
+}
+
+// pipelineOptions are the pipeline's options: the trusted config (base,
+// from --config), the flags on top of every unit's config (apply), and how
+// to render, resolve and evaluate policies.
+func (o *options) pipelineOptions(base *config.Object, version string, progress func(string)) pipeline.Options {
+	return pipeline.Options{
+		Config: base, ConfigPath: o.configFile, Flags: o.apply, FlagsDecide: o.verdictFlags(),
+		Render: pipeline.RenderOptions{
+			EnableAlphaPlugins: o.enableAlphaPlugins,
+			EnableExec:         o.enableExec,
+			LoadRestrictorNone: o.loadRestrictor == "LoadRestrictionsNone",
+			NoRemote:           o.noRemote,
+			MaxInputBytes:      o.maxInputBytes,
+		},
+		Helm:   o.helm,
+		Policy: o.policy,
+		Registry: pipeline.RegistryOptions{
+			Jobs: o.jobs, Timeout: o.timeout, CacheDir: o.cacheDir, CacheKey: cacheKey, TagTTL: o.tagTTL,
+			PullSecrets: newPullSecrets(o),
+		},
+		DropTag:  o.dropTag,
+		Version:  version,
+		Progress: progress,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
 // Exit codes (README "Exit codes").
@@ -42,7 +43,7 @@ func Run(ctx context.Context, args []string, s Streams, version string) (code in
 	args, withStack := takeDebug(args)
 	defer func() {
 		var pe *PanicError
-		if errors.As(recovered(recover()), &pe) {
+		if errors.As(stop.Recovered(recover()), &pe) {
 			code = crashReport(s, pe, withStack)
 		}
 	}()

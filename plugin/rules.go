@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
-	"github.com/spf13/pflag"
 )
 
 // runRules lists the rules; --markdown prints the README table.
@@ -39,15 +40,6 @@ func RuleTable() string {
 func esc(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 // reportRules describes every rule for the SARIF and JUnit printers.
-// ruleDefaults maps every rule id to its default severity.
-func ruleDefaults() map[string]string {
-	out := map[string]string{}
-	for _, r := range all.Rules() {
-		out[r.ID] = string(r.Default)
-	}
-	return out
-}
-
 func reportRules() []report.Rule {
 	rs := all.Rules()
 	out := make([]report.Rule, len(rs))

@@ -35,6 +35,22 @@ func Blame(r *yaml.RNode, value string) *finding.File {
 	return nil
 }
 
+// FilesRead lists, sorted, the files Blame reads for the objects: the files
+// they came from and the kustomizations and patch files of the
+// transformers that ran over them. Each file is read once.
+func FilesRead(resources []*yaml.RNode) []string {
+	cache := map[string][]byte{}
+	var out []string
+	for _, r := range resources {
+		for _, f := range blameCandidates(r, cache) {
+			if i, ok := slices.BinarySearch(out, f); !ok {
+				out = slices.Insert(out, i, f)
+			}
+		}
+	}
+	return out
+}
+
 func blameCandidates(r *yaml.RNode, cache map[string][]byte) []string {
 	var out []string
 	add := func(f string) {

@@ -1,4 +1,4 @@
-package plugin
+package pipeline
 
 import (
 	"context"
@@ -16,27 +16,23 @@ import (
 // elsewhere is the namespace selftest's mutants move things to.
 const elsewhere = "gate-selftest-elsewhere"
 
-// appSetMutant is selftest's ApplicationSet mutant (issue 13 §5): one list
+// mutants is selftest's ApplicationSet mutant (issue 13 §5): one list
 // element of the ApplicationSet gets a wrong value for the param that
 // becomes the destination namespace, the ApplicationSet is expanded again,
 // and argocd-destination-namespace must stop the Application it now
 // generates, naming the element. The sources' renders are reused: the
 // mutant is only tried on an element whose change leaves every source as
 // it was.
-func (r *runner) appSetMutant(ctx context.Context, u *unit, opts gate.Options) (selftest.Row, error) {
+func (g *ApplicationSet) mutants(ctx context.Context, s *session, u *Unit, opts gate.Options, _ gate.Deps, _ bool) ([]selftest.Row, error) {
 	row := selftest.Row{Rule: "argocd-destination-namespace", Mutant: "an ApplicationSet list element with a wrong namespace", Got: "n/a"}
-	g := u.generated
-	if g == nil || g.set == nil {
-		return row, nil
-	}
-	apps, el, ok := mutateElement(g.set, u.resources, appset.Options{Root: r.o.appsRoot})
+	apps, el, ok := mutateElement(g.set, u.Resources, appset.Options{Root: s.in.AppsRoot})
 	if !ok {
-		return row, nil
+		return []selftest.Row{row}, nil
 	}
 	row.Mutant += " (" + el + ")"
-	rep, err := gate.Run(ctx, apps, opts, gate.Deps{Version: r.version})
+	rep, err := gate.Run(ctx, apps, opts, gate.Deps{Version: s.o.Version})
 	if err != nil {
-		return row, fmt.Errorf("running the ApplicationSet mutant: %w", err)
+		return nil, fmt.Errorf("running the ApplicationSet mutant: %w", err)
 	}
 	row.Got = "pass"
 	for _, f := range rep.Findings {
@@ -47,7 +43,7 @@ func (r *runner) appSetMutant(ctx context.Context, u *unit, opts gate.Options) (
 			row.Got = "fail"
 		}
 	}
-	return row, nil
+	return []selftest.Row{row}, nil
 }
 
 // mutateElement tries each string value of each list element of the

@@ -1,9 +1,8 @@
-package plugin
+package pipeline
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -13,77 +12,79 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/kustomization"
+	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
-// writeKustomization renders dir, resolves its images and writes the
+// WriteKustomization renders dir, resolves its images and writes the
 // digests of the images its source left unpinned into the kustomization's
-// images: entries (internal/kustomization), printing each change.
+// images: entries (internal/kustomization), returning each change as
+// "FILE: change". It uses the run's options (Run's Options.Pin need not be
+// set).
 //
 // When images could not be resolved it returns their image-resolve findings
 // (to print with the report) and an error that groups them by cause.
-func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Writer) ([]finding.Finding, error) {
-	dir := o.writeKustomization
+func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []string, failed []finding.Finding, err error) {
+	s := r.s
 	path, err := kustomization.File(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// With --enable-helm, helmCharts: render with the same helm command as
 	// -k; kustomize's images transformer applies the written entries to
 	// their output too.
-	helmCmd, cleanup, helmErr := o.helm.command()
+	helmCmd, cleanup, helmErr := s.o.Helm.command()
 	defer cleanup()
-	u := renderUnit(ctx, dir, o, helmCmd, helmErr)
-	if u.err != nil {
-		return nil, u.err
+	u := s.renderKustomization(ctx, dir, helmCmd, helmErr)
+	if u.Err != nil {
+		return nil, nil, u.Err
 	}
-	spec, err := specFor(u, r.base, o)
+	spec, err := s.spec(u)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := r.resolvers.For(ctx, spec, u.resources)
+	res, err := s.resolvers.For(ctx, spec, u.Resources)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	extra := images.ConfiguredPaths(spec)
-	unpinned := kustomization.UnpinnedRepos(u.resources, extra)
-	rep, err := gate.Run(ctx, u.resources, gate.Options{Config: spec, Pin: true}, gate.Deps{Resolver: res, Version: r.version})
+	unpinned := kustomization.UnpinnedRepos(u.Resources, extra)
+	rep, err := gate.Run(ctx, u.Resources, gate.Options{Config: spec, Pin: true}, gate.Deps{Resolver: res, Version: s.o.Version})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rep.NoVerdict() {
-		var failed []finding.Finding
 		for _, f := range rep.Findings {
 			if f.NoVerdict {
 				f.Input = "--write-kustomization " + dir
 				failed = append(failed, f)
 			}
 		}
-		return failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
+		return nil, failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
 	}
 	// The file is written whole or not at all: once the write begins, a
-	// deadline or signal waits for it (stop.go).
-	if ctx.Err() != nil || !commit(ctx) {
-		return nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, context.Cause(ctx))
+	// deadline or signal waits for it (internal/stop).
+	if ctx.Err() != nil || !stop.Commit(ctx) {
+		return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, context.Cause(ctx))
 	}
 	original, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	digests := kustomization.PinnedDigests(u.resources, extra, unpinned)
-	changes, err := kustomization.SetDigests(path, digests)
+	digests := kustomization.PinnedDigests(u.Resources, extra, unpinned)
+	set, err := kustomization.SetDigests(path, digests)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := reached(ctx, dir, o, helmCmd, extra, digests); err != nil {
+	if err := s.reached(ctx, dir, helmCmd, extra, digests); err != nil {
 		if rerr := kustomization.Restore(path, original); rerr != nil {
-			return nil, fmt.Errorf("%w; restoring %s: %w", err, path, rerr)
+			return nil, nil, fmt.Errorf("%w; restoring %s: %w", err, path, rerr)
 		}
-		return nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, err)
+		return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, err)
 	}
-	for _, c := range changes {
-		fmt.Fprintf(errOut, "%s: %s\n", path, c)
+	for _, c := range set {
+		changes = append(changes, fmt.Sprintf("%s: %s", path, c))
 	}
-	return nil, nil
+	return changes, nil, nil
 }
 
 // reached renders dir again after the write and fails when an image of a
@@ -91,13 +92,13 @@ func writeKustomization(ctx context.Context, o *options, r *runner, errOut io.Wr
 // images: do not reach it (an image in a field kustomize's images
 // transformer does not edit, a render kustomize does not pass through it),
 // so the write would pin part of the render only.
-func reached(ctx context.Context, dir string, o *options, helmCmd string, extra []images.PodSpecPath, digests map[string]string) error {
-	u := renderUnit(ctx, dir, o, helmCmd, nil)
-	if u.err != nil {
-		return fmt.Errorf("rendering %s after writing the digests: %w", dir, u.err)
+func (s *session) reached(ctx context.Context, dir string, helmCmd string, extra []images.PodSpecPath, digests map[string]string) error {
+	u := s.renderKustomization(ctx, dir, helmCmd, nil)
+	if u.Err != nil {
+		return fmt.Errorf("rendering %s after writing the digests: %w", dir, u.Err)
 	}
 	var missed []string
-	for repo := range kustomization.UnpinnedRepos(u.resources, extra) {
+	for repo := range kustomization.UnpinnedRepos(u.Resources, extra) {
 		if digests[repo] != "" {
 			missed = append(missed, repo)
 		}

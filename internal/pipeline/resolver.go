@@ -1,7 +1,8 @@
-package plugin
+package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,40 +12,41 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
-	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
 )
 
 // resolvers shares one resolver per distinct registry configuration across
 // all units of a run, so each unique image is resolved once.
 type resolvers struct {
-	o    *options
-	pull *pullsecrets.Reader // nil without --pull-secrets-from
-	mu   sync.Mutex
-	m    map[string]*resolve.Resolver
+	o  RegistryOptions
+	mu sync.Mutex
+	m  map[string]*resolve.Resolver
 }
 
-func newResolvers(o *options) *resolvers {
-	return &resolvers{o: o, pull: newPullSecrets(o), m: map[string]*resolve.Resolver{}}
+func newResolvers(o RegistryOptions) *resolvers {
+	return &resolvers{o: o, m: map[string]*resolve.Resolver{}}
 }
 
 // For returns the resolver for a spec's registry settings and, with
-// --pull-secrets-from, the pull secrets of the render's workloads
+// RegistryOptions.PullSecrets, the pull secrets of the render's workloads
 // (resources).
 func (rs *resolvers) For(ctx context.Context, s *config.Spec, resources []*yaml.RNode) (images.Resolver, error) {
 	opts := resolve.FromSpec(s)
-	opts.Jobs, opts.Timeout = rs.o.jobs, rs.o.timeout
-	opts.CacheDir, opts.TagTTL = rs.o.cacheDir, rs.o.tagTTL
+	opts.Jobs, opts.Timeout = rs.o.Jobs, rs.o.Timeout
+	opts.CacheDir, opts.TagTTL = rs.o.CacheDir, rs.o.TagTTL
 	if opts.CacheDir != "" {
-		k, err := cacheKey()
+		if rs.o.CacheKey == nil {
+			return nil, errors.New("caching registry answers: no signing key (RegistryOptions.CacheKey)")
+		}
+		k, err := rs.o.CacheKey()
 		if err != nil {
 			return nil, err
 		}
 		opts.CacheKey = k
 	}
 	key := resolverKey(opts)
-	if rs.pull != nil {
-		kc, id, err := rs.pull.Keychain(ctx, resources, images.ConfiguredPaths(s))
+	if rs.o.PullSecrets != nil {
+		kc, id, err := rs.o.PullSecrets.Keychain(ctx, resources, images.ConfiguredPaths(s))
 		if err != nil {
 			return nil, err
 		}

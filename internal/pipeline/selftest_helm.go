@@ -1,4 +1,4 @@
-package plugin
+package pipeline
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // Application — and rollout-bluegreen-autopromotion must stop the render.
 // ok is false for other inputs and when the configuration turns the rule
 // off (its "off" row is listed already).
-func (r *runner) helmMutant(ctx context.Context, u *unit, opts gate.Options, deps gate.Deps, failOnWarning bool) (selftest.Row, bool, error) {
+func (s *session) helmMutant(ctx context.Context, u *Unit, opts gate.Options, deps gate.Deps, failOnWarning bool) (selftest.Row, bool, error) {
 	const rule = selftest.HelmAutoPromotionRule
 	row := selftest.Row{Rule: rule, Mutant: selftest.HelmAutoPromotionName, Got: "n/a"}
 	if opts.Config.Rules[rule] == finding.Off {
@@ -34,8 +34,8 @@ func (r *runner) helmMutant(ctx context.Context, u *unit, opts gate.Options, dep
 		how        string
 	)
 	switch {
-	case u.chart:
-		dir, o := u.name, r.o.helm.chartOptions()
+	case isChart(u.Source):
+		dir, o := u.Source.(*Chart).Dir, s.o.Helm.chartOptions()
 		var err error
 		if candidates, err = helm.FalseBools(dir, o); err != nil {
 			return row, true, err
@@ -50,8 +50,8 @@ func (r *runner) helmMutant(ctx context.Context, u *unit, opts gate.Options, dep
 			return res.Resources, nil
 		}
 		how = "--set %s=true"
-	case u.source != nil:
-		spec := u.source.spec
+	case isAppSource(u.Source):
+		spec := u.Source.(*AppSource).spec
 		o, isHelm, err := spec.HelmOptions()
 		if err != nil || !isHelm {
 			return row, false, nil
@@ -59,7 +59,7 @@ func (r *runner) helmMutant(ctx context.Context, u *unit, opts gate.Options, dep
 		if candidates, err = helm.FalseBools(spec.Dir, o); err != nil {
 			return row, true, err
 		}
-		ropts := r.o.renderOptions()
+		ropts := s.renderOptions()
 		with = func(_ context.Context, path string) ([]*yaml.RNode, error) {
 			res, err := render.RenderArgo(spec.WithHelmParameter(path, "true"), ropts)
 			if err != nil {
@@ -71,7 +71,7 @@ func (r *runner) helmMutant(ctx context.Context, u *unit, opts gate.Options, dep
 	default:
 		return row, false, nil
 	}
-	path, mutated, err := selftest.FindAutoPromotionValue(ctx, u.resources, candidates, with)
+	path, mutated, err := selftest.FindAutoPromotionValue(ctx, u.Resources, candidates, with)
 	if err != nil {
 		return row, true, err
 	}
@@ -80,9 +80,30 @@ func (r *runner) helmMutant(ctx context.Context, u *unit, opts gate.Options, dep
 		return row, true, nil
 	}
 	name := row.Mutant + " (" + fmt.Sprintf(how, path) + ")"
-	row, err = selftest.RunRender(ctx, rule, name, mutated, u.resources, opts, deps, failOnWarning)
+	row, err = selftest.RunRender(ctx, rule, name, mutated, u.Resources, opts, deps, failOnWarning)
 	if err != nil {
 		return row, true, fmt.Errorf("running the Helm value mutant: %w", err)
 	}
 	return row, true, nil
+}
+
+func isChart(s Source) bool     { _, ok := s.(*Chart); return ok }
+func isAppSource(s Source) bool { _, ok := s.(*AppSource); return ok }
+
+// mutants is selftest's Helm mutant on a --chart input (helmMutant).
+func (c *Chart) mutants(ctx context.Context, s *session, u *Unit, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]selftest.Row, error) {
+	return s.helmRow(ctx, u, opts, deps, failOnWarning)
+}
+
+// mutants is selftest's Helm mutant on an Argo CD Helm source (helmMutant).
+func (a *AppSource) mutants(ctx context.Context, s *session, u *Unit, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]selftest.Row, error) {
+	return s.helmRow(ctx, u, opts, deps, failOnWarning)
+}
+
+func (s *session) helmRow(ctx context.Context, u *Unit, opts gate.Options, deps gate.Deps, failOnWarning bool) ([]selftest.Row, error) {
+	row, ok, err := s.helmMutant(ctx, u, opts, deps, failOnWarning)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return []selftest.Row{row}, nil
 }

@@ -1,0 +1,234 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/stop"
+)
+
+// Argo CD Applications in the input, checked against what their sources
+// render (README "Use: the kubectl plugin", --apps-root; the argocd rules in "Rules").
+//
+// With Inputs.AppsRoot, every Application's local source (spec.source.path,
+// spec.sources[].path) is rendered from it as Argo CD would, and each
+// distinct render becomes a unit of its own (AppSource): every rule runs on
+// it, and its findings name the Application. The Application's unit gets
+// the renders (gate.Options.Apps) for the argocd rules. Sources that render
+// Applications again (app of apps) are followed, up to maxAppDepth levels.
+// A source that does not exist or fails to render is a unit with an error:
+// no verdict. Helm charts, plugins and other repositories are recorded as
+// skipped, and argocd-source-not-rendered warns about them.
+//
+// Without AppsRoot, a -k render that holds an Application whose source
+// path is the -k directory itself (a self-managed app) is checked against
+// the rest of that render. Other Applications next to other resources (app
+// of apps) are not: those resources are not what the Applications deploy, so
+// they get the not-rendered warning instead of a false verdict.
+
+const maxAppDepth = 5
+
+// appLink ties an Application unit's AppSource to the unit of its render.
+type appLink struct {
+	app *Unit
+	i   int
+	src *Unit
+}
+
+// expander plans, level by level, the units the renders' Applications,
+// ApplicationSets and Flux objects deploy.
+type expander struct {
+	s       *session
+	remotes []string
+	byKey   map[string]*Unit
+	links   []appLink
+	// generated and fluxSources serve generate (generated.go).
+	generated   map[string]bool
+	fluxSources []*yaml.RNode
+}
+
+// expand renders the Applications' sources and what the ApplicationSets
+// and Flux objects generate, and returns the units with one more per
+// distinct render. A render that fails is a unit with an error; the error
+// returned is a usage error (AppsRoot is no directory).
+func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
+	root := s.in.AppsRoot
+	if root == "" {
+		for _, u := range units {
+			selfManaged(u)
+		}
+		return units, nil
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return nil, &config.UsageError{Where: "--apps-root", Err: fmt.Errorf("%q is not a directory", root)}
+	}
+	a := &expander{s: s, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}}
+	level := units
+	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
+		var fresh []*Unit
+		for _, u := range level {
+			fresh = append(fresh, a.plan(u)...)
+		}
+		a.render(ctx, fresh)
+		generated := a.generate(ctx, level)
+		level = level[:0:0]
+		for _, u := range fresh {
+			if u.Source.(*AppSource).skipped == "" {
+				level = append(level, u)
+			}
+		}
+		level = append(level, generated...)
+		units = append(units, level...)
+	}
+	for _, l := range a.links {
+		as := &l.app.apps[l.i]
+		as.Resources, as.Err = l.src.Resources, l.src.Err
+		if src, ok := l.src.Source.(*AppSource); ok {
+			as.Skipped = src.skipped
+		}
+	}
+	return units, nil
+}
+
+// plan lists the sources of the unit's Applications and returns the units
+// of the renders not planned before.
+func (a *expander) plan(u *Unit) []*Unit {
+	if u.Err != nil {
+		return nil
+	}
+	root := a.s.in.AppsRoot
+	var fresh []*Unit
+	for _, app := range u.Resources {
+		if !argo.IsApplication(app) {
+			continue
+		}
+		for _, src := range argo.Sources(app) {
+			if !src.Manifests() {
+				continue
+			}
+			as := argo.AppSource{App: app, Index: src.Index, Path: src.Path}
+			if why := render.SkipSource(root, a.remotes, src); why != "" {
+				as.Skipped = why
+				u.apps = append(u.apps, as)
+				continue
+			}
+			spec, err := render.LocalSource(root, app, src)
+			spec.Refs = render.RefRoots(root, a.remotes, app)
+			as.Path = filepath.ToSlash(spec.Dir)
+			u.apps = append(u.apps, as)
+			s, isNew := a.unitFor(app, src, spec, err)
+			a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: s})
+			if isNew {
+				fresh = append(fresh, s)
+			}
+		}
+	}
+	return fresh
+}
+
+// unitFor returns the unit that renders a source, planning it when no
+// Application planned the same render before; err (from LocalSource) makes
+// a new unit fail.
+func (a *expander) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSource, err error) (*Unit, bool) {
+	key := render.SourceKey(spec)
+	name := argo.AppName(app) + " " + src.Field
+	if u, ok := a.byKey[key]; ok {
+		// An Application reachable twice (listed and a child of an app of
+		// apps) is named once.
+		as := u.Source.(*AppSource)
+		if !slices.Contains(as.Apps, name) {
+			as.Apps = append(as.Apps, name)
+		}
+		return u, false
+	}
+	u := &Unit{Source: &AppSource{Dir: spec.Dir, Apps: []string{name}, spec: spec, field: src.PathField(), path: src.Path}, dir: spec.Dir, Err: err}
+	a.byKey[key] = u
+	return u, true
+}
+
+// render renders the planned units concurrently.
+func (a *expander) render(ctx context.Context, fresh []*Unit) {
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(renderJobs)
+	var mu sync.Mutex
+	done := 0
+	opts := a.s.renderOptions()
+	for _, u := range fresh {
+		if u.Err != nil {
+			continue
+		}
+		g.Go(func() error {
+			defer func() {
+				if err := stop.Recovered(recover()); err != nil {
+					u.Err = err
+				}
+			}()
+			end := stop.Doing(ctx, "rendering "+u.Input())
+			renderSource(u, opts)
+			end()
+			mu.Lock()
+			done++
+			a.s.progress(fmt.Sprintf("rendered %d/%d Application sources", done, len(fresh)))
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+func renderSource(u *Unit, opts render.Options) {
+	s := u.Source.(*AppSource)
+	res, err := render.RenderArgo(s.spec, opts)
+	var skip *render.SkipError
+	switch {
+	case errors.As(err, &skip):
+		s.skipped = skip.Reason
+	case err != nil:
+		u.Err = fmt.Errorf("Application %s: %s %q: %w", strings.Join(s.Apps, ", "), s.field, s.path, err)
+	default:
+		u.rendered(res)
+	}
+}
+
+// selfManaged, without AppsRoot, takes a -k render as the source of an
+// Application in it whose source path is the -k directory itself.
+func selfManaged(u *Unit) {
+	k, ok := u.Source.(*Kustomization)
+	if !ok || u.Err != nil {
+		return
+	}
+	abs, err := filepath.Abs(k.Dir)
+	if err != nil {
+		return
+	}
+	var rest []*yaml.RNode
+	for _, r := range u.Resources {
+		if !argo.IsArgoConfig(r) {
+			rest = append(rest, r)
+		}
+	}
+	for _, app := range u.Resources {
+		if !argo.IsApplication(app) {
+			continue
+		}
+		for _, src := range argo.Sources(app) {
+			p := filepath.Clean(filepath.FromSlash(src.Path))
+			plain := src.Chart == "" && !src.Helm && !src.Plugin && src.Kustomize == nil && src.Directory == nil
+			if plain && p != "." && (abs == p || strings.HasSuffix(abs, string(filepath.Separator)+p)) {
+				u.apps = append(u.apps, argo.AppSource{App: app, Index: src.Index, Path: k.Dir, Resources: rest})
+			}
+		}
+	}
+}

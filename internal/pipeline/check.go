@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
+	"github.com/kubectl-gate/kubectl-gate/internal/schema"
+)
+
+// check runs the gate on one unit.
+func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Report, error) {
+	spec, err := s.spec(u)
+	if err != nil {
+		return nil, err
+	}
+	res.FailOnWarning = res.FailOnWarning || spec.FailOnWarning()
+	if spec.Render.RemoteDenied() && len(u.remote) > 0 {
+		// An in-tree Gate that denies remote resources is read after the
+		// render that fetched them: the render is refused all the same.
+		return nil, &render.RemoteError{Dir: u.Source.name(), Refs: u.remote}
+	}
+	// A Pin in the top-level kustomization is applied in process, as
+	// kustomize would apply it (README "Use: the KRM function inside kustomize").
+	pin := s.o.Pin || (u.found != nil && u.found.Kind == config.KindPin)
+	opts, deps, err := s.gateFor(ctx, u, spec, pin)
+	if err != nil {
+		return nil, err
+	}
+	opts.DropTag = s.o.DropTag
+	rep, err := gate.Run(ctx, u.Resources, opts, deps)
+	if err != nil {
+		return nil, err
+	}
+	u.Source.finish(u, rep)
+	u.blame(rep.Findings)
+	for i := range rep.Findings {
+		if rep.Findings[i].Input == "" {
+			rep.Findings[i].Input = u.Source.input(rep.Findings[i])
+		}
+	}
+	return rep, nil
+}
+
+// gateFor is the engine's options and parts for one unit: its CRDs, its
+// policies, and a resolver when pinning or verifying digests.
+func (s *session) gateFor(ctx context.Context, u *Unit, spec *config.Spec, pin bool) (gate.Options, gate.Deps, error) {
+	opts := gate.Options{Config: spec, Pin: pin, Placement: u.placement, Apps: u.apps}
+	deps := gate.Deps{Version: s.o.Version}
+	var err error
+	if opts.CRDs, err = crdsFor(spec); err != nil {
+		return opts, deps, err
+	}
+	if deps.Policy, err = s.policyChecker(spec, u); err != nil {
+		return opts, deps, err
+	}
+	if pin || spec.Images.Digest == config.DigestVerify {
+		if deps.Resolver, err = s.resolvers.For(ctx, spec, u.Resources); err != nil {
+			return opts, deps, err
+		}
+	}
+	return opts, deps, nil
+}
+
+// spec picks a unit's config: Options.Config (else the defaults),
+// tightened by the Gate/Pin of the top-level kustomization
+// (config.Tighten); Options.Flags apply on top.
+func (s *session) spec(u *Unit) (*config.Spec, error) {
+	// The caller's config is the floor: a Gate/Pin inside the render,
+	// which a pull request controls, may only tighten it unless the
+	// caller's says spec.allowInTreeLoosening (SECURITY.md).
+	trusted := *config.Default()
+	if s.o.Config != nil {
+		trusted = s.o.Config.Spec
+	}
+	spec := trusted
+	if u.found != nil {
+		spec = config.Tighten(trusted, u.found.Spec, ruleDefaults())
+	}
+	spec = cloneSpec(spec)
+	if s.o.Flags != nil {
+		if err := s.o.Flags(&spec); err != nil {
+			return nil, err
+		}
+	}
+	return &spec, nil
+}
+
+// cloneSpec copies the maps and slices flags append to.
+func cloneSpec(s config.Spec) config.Spec {
+	rulesCopy := make(map[string]string, len(s.Rules))
+	for k, v := range s.Rules {
+		rulesCopy[k] = v
+	}
+	s.Rules = rulesCopy
+	s.Images.InsecureRegistries = append([]string(nil), s.Images.InsecureRegistries...)
+	s.Schema.CRDs = append([]string(nil), s.Schema.CRDs...)
+	return s
+}
+
+// ruleDefaults maps every rule id to its default severity.
+func ruleDefaults() map[string]string {
+	out := map[string]string{}
+	for _, r := range all.Rules() {
+		out[r.ID] = string(r.Default)
+	}
+	return out
+}
+
+// crdsFor reads the CRDs that --crd and schema.crds name; a path that cannot
+// be read is a usage error (exit 2), never a silently thinner schema set.
+func crdsFor(spec *config.Spec) ([]*yaml.RNode, error) {
+	if len(spec.Schema.CRDs) == 0 {
+		return nil, nil
+	}
+	crds, err := schema.LoadCRDFiles(spec.Schema.CRDs)
+	if err != nil {
+		return nil, &config.UsageError{Where: "--crd / schema.crds", Err: err}
+	}
+	return crds, nil
+}
+
+// blame points each finding about a value at the file that set it: an
+// overlay's patch rather than the base it overrode, with the line
+// (render.Blame). Only kustomize renders carry the annotations it reads.
+func (u *Unit) blame(fs []finding.Finding) {
+	if !u.injected {
+		return
+	}
+	var byRef map[string]*yaml.RNode
+	for i := range fs {
+		f := &fs[i]
+		value, ok := "", false
+		if f.Field != nil {
+			value, ok = f.Field.CurrentValue.(string)
+		}
+		if !ok || value == "" || f.ResourceRef == nil {
+			continue
+		}
+		if byRef == nil {
+			byRef = make(map[string]*yaml.RNode, len(u.Resources))
+			for _, r := range u.Resources {
+				byRef[refKey(r.GetKind(), r.GetNamespace(), r.GetName())] = r
+			}
+		}
+		obj := byRef[refKey(f.ResourceRef.Kind, f.ResourceRef.Namespace, f.ResourceRef.Name)]
+		if obj == nil {
+			continue
+		}
+		b := render.Blame(obj, value)
+		switch {
+		case b == nil:
+		case f.File != nil && f.File.Path == b.Path:
+			f.File.Line = b.Line
+		default:
+			f.File = b
+			if !strings.Contains(f.Message, b.Path) {
+				f.Message += fmt.Sprintf(" (set by %s:%d)", b.Path, b.Line)
+			}
+		}
+	}
+}
+
+func refKey(kind, ns, name string) string { return kind + "\x00" + ns + "\x00" + name }
+
+// configSource says which configuration decides a unit's verdict: the
+// caller's (Options.Config, else the built-in defaults), the in-tree
+// Gate/Pin and whether it may only tighten (config.Tighten), and flags.
+// Every report says it (a pull request's own Gate must not decide unseen).
+func (s *session) configSource(u *Unit) string {
+	desc := "built-in defaults"
+	if s.o.ConfigPath != "" {
+		desc = "--config " + s.o.ConfigPath
+	}
+	if f := u.found; f != nil {
+		mode := "may only tighten it"
+		if s.o.Config != nil && s.o.Config.Spec.AllowInTreeLoosening {
+			mode = "decides alone: spec.allowInTreeLoosening"
+		}
+		img := f.Spec.Images
+		if mode == "may only tighten it" && (len(img.Mirrors) > 0 || len(img.InsecureRegistries) > 0 || img.Platform != "") {
+			mode += "; its registry settings are ignored"
+		}
+		desc += fmt.Sprintf(" + in-tree %s %s (%s)", f.Kind, f.Metadata.Name, mode)
+	}
+	if s.o.FlagsDecide {
+		desc += " + flags"
+	}
+	return desc
+}
+
+// usageErr builds a usage error.
+func usageErr(where, format string, args ...any) error {
+	return &config.UsageError{Where: where, Err: fmt.Errorf(format, args...)}
+}

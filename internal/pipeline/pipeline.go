@@ -1,0 +1,238 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/stop"
+)
+
+// Inputs name what a run checks, as the user gave them.
+type Inputs struct {
+	// Kustomizations are kustomization directories (-k), rendered in
+	// process, concurrently.
+	Kustomizations []string
+	// Files are rendered manifests: files, directories, or - for Stdin
+	// (-f). Together they are one unit.
+	Files []string
+	// Recursive reads subdirectories of Files too; a nested kustomization
+	// root is rendered as a unit of its own, not read raw (-R).
+	Recursive bool
+	// Stdin is read for the file "-".
+	Stdin io.Reader
+	// Charts are local Helm chart directories, rendered as `helm template`
+	// with Options.Helm (--chart).
+	Charts []string
+	// AppsRoot is the checkout the renders' Argo CD Applications,
+	// ApplicationSets and Flux objects deploy (--apps-root): their sources
+	// are rendered from it as units of their own. Without it only a
+	// self-managed Application (its source is its own -k directory) is
+	// checked against its render.
+	AppsRoot string
+	// RepoURLs are the repoURLs of the checkout (--repo-url); default its
+	// git remotes.
+	RepoURLs []string
+}
+
+// Options say how a run renders and checks its inputs.
+type Options struct {
+	// Config is the trusted configuration (--config); nil means the
+	// built-in defaults. A Gate or Pin inside a render may only tighten it
+	// unless it says spec.allowInTreeLoosening (SECURITY.md).
+	Config *config.Object
+	// ConfigPath is the file Config was read from: relative spec.policies
+	// are read from its directory, and Result.Configs names it.
+	ConfigPath string
+	// Flags applies the caller's overrides (the plugin's flags) to each
+	// unit's spec after the in-tree config, and validates it; nil applies
+	// none. It must not keep the spec.
+	Flags func(*config.Spec) error
+	// FlagsDecide says that Flags change the verdict: Result.Configs then
+	// says "+ flags".
+	FlagsDecide bool
+	// Render are the kustomize render options.
+	Render RenderOptions
+	// Helm says how Charts and kustomize's helmCharts: render.
+	Helm HelmOptions
+	// Policy are the policy rule's sources beyond spec.policies.
+	Policy PolicyOptions
+	// Registry says how images are resolved, when pinning or verifying.
+	Registry RegistryOptions
+	// Pin resolves tags to digests and rewrites the renders in place
+	// before the rules run; DropTag writes repo@sha256:… without the tag.
+	Pin, DropTag bool
+	// Version is stamped on the workloads the gate pinned.
+	Version string
+	// Progress, when set, is told how far rendering is ("rendered 3/7
+	// kustomizations").
+	Progress func(string)
+}
+
+// RenderOptions are the kustomize render options.
+type RenderOptions struct {
+	// EnableAlphaPlugins runs KRM functions; EnableExec exec ones too.
+	EnableAlphaPlugins, EnableExec bool
+	// LoadRestrictorNone is kustomize's LoadRestrictionsNone.
+	LoadRestrictorNone bool
+	// NoRemote refuses kustomizations that name remote resources, before
+	// fetching anything (spec.render.remote: deny).
+	NoRemote bool
+	// MaxInputBytes bounds a -f file or stdin; 0 is stream.DefaultMaxBytes.
+	MaxInputBytes int64
+}
+
+// RegistryOptions say how images are resolved.
+type RegistryOptions struct {
+	// Jobs bounds concurrent look-ups; Timeout bounds the run's look-ups.
+	Jobs    int
+	Timeout time.Duration
+	// CacheDir caches answers, signed with the key CacheKey returns (asked
+	// only when CacheDir is set); TagTTL is how long a tag's answer is
+	// reused.
+	CacheDir string
+	CacheKey func() ([]byte, error)
+	TagTTL   time.Duration
+	// PullSecrets, when set, adds the credentials of the pull secrets the
+	// render's workloads use in the cluster.
+	PullSecrets *pullsecrets.Reader
+}
+
+// Result is what a run found: every unit, in the order planned (the
+// inputs, then what each level of expansion added).
+type Result struct {
+	Units []*Unit
+	// Configs say which configuration decided: one line when every unit
+	// had the same, else one per configuration naming its units (after
+	// Check).
+	Configs []string
+	// FailOnWarning is set when a unit's configuration says failOn:
+	// warning (after Check).
+	FailOnWarning bool
+
+	s *session
+}
+
+// session is what the units of one run share.
+type session struct {
+	in        Inputs
+	o         Options
+	resolvers *resolvers
+	progress  func(string)
+}
+
+// Run plans, renders, expands and checks: Plan, then Result.Check. An
+// error is a usage error (an input of the wrong shape, --apps-root not a
+// directory): nothing was checked. A unit that could not be rendered or
+// checked keeps its error, and the others are checked.
+func Run(ctx context.Context, in Inputs, o Options) (*Result, error) {
+	res, err := Plan(ctx, in, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Check(ctx)
+	return res, nil
+}
+
+// Plan renders the inputs and expands what the renders hold into more
+// units, without checking them.
+func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
+	s := &session{in: in, o: o, resolvers: newResolvers(o.Registry), progress: o.Progress}
+	if s.progress == nil {
+		s.progress = func(string) {}
+	}
+	loaded := s.load(ctx)
+	for _, u := range loaded {
+		// An input of the wrong shape (-f on a kustomization) is a usage
+		// error before anything is checked, as a bad flag is.
+		var ue *config.UsageError
+		if u.Err != nil && errors.As(u.Err, &ue) {
+			return nil, u.Err
+		}
+	}
+	units, err := s.expand(ctx, loaded)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Units: units, s: s}, nil
+}
+
+// Check checks every unit not checked before, filling its Report (or Err)
+// and Config, and the Result's Configs and FailOnWarning.
+func (r *Result) Check(ctx context.Context) {
+	configs := &configSources{}
+	for _, u := range r.Units {
+		if u.Report == nil && u.Err == nil {
+			end := stop.Doing(ctx, "checking "+u.Source.name())
+			u.Report, u.Err = r.s.check(ctx, u, r)
+			end()
+		}
+		if u.Err == nil {
+			u.Config = r.s.configSource(u)
+			configs.add(u.Input(), u.Config)
+		}
+	}
+	r.s.progress("")
+	r.Configs = configs.lines()
+}
+
+// Report is every unit's findings and, for a unit with no verdict, its
+// error as a failure: the run's report (after Check).
+func (r *Result) Report() *finding.Report {
+	total := &finding.Report{}
+	for _, u := range r.Units {
+		if u.Err != nil {
+			total.Failures = append(total.Failures, u.Err.Error())
+			continue
+		}
+		total.Merge(u.Report)
+	}
+	total.Configs = r.Configs
+	return total
+}
+
+// renderOptions are the kustomize render options of the run.
+func (s *session) renderOptions() render.Options {
+	return render.Options{
+		EnableAlphaPlugins: s.o.Render.EnableAlphaPlugins,
+		EnableExec:         s.o.Render.EnableExec,
+		LoadRestrictorNone: s.o.Render.LoadRestrictorNone,
+		HelmRepoCache:      s.o.Helm.RepoCache,
+		NoRemote:           s.o.Render.NoRemote,
+	}
+}
+
+// configSources groups inputs by the configuration that decided them.
+type configSources struct {
+	order  []string
+	inputs map[string][]string
+}
+
+func (c *configSources) add(input, desc string) {
+	if c.inputs == nil {
+		c.inputs = map[string][]string{}
+	}
+	if _, ok := c.inputs[desc]; !ok {
+		c.order = append(c.order, desc)
+	}
+	c.inputs[desc] = append(c.inputs[desc], input)
+}
+
+// lines is one line when every input had the same configuration, else one
+// per configuration naming its inputs.
+func (c *configSources) lines() []string {
+	if len(c.order) == 1 {
+		return []string{c.order[0]}
+	}
+	out := make([]string, 0, len(c.order))
+	for _, desc := range c.order {
+		out = append(out, desc+" (for "+strings.Join(c.inputs[desc], "; ")+")")
+	}
+	return out
+}
