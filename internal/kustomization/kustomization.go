@@ -106,6 +106,18 @@ func SetDigests(path string, digests map[string]string) ([]Change, error) {
 	return changes, atomicWrite(path, out)
 }
 
+// Edit is SetDigests's change to a kustomization, made on a parsed copy:
+// a render given it (the renderer's EditTop) sees the file as SetDigests
+// would write it, before anything is written.
+func Edit(digests map[string]string) func(*yaml.RNode) error {
+	return func(node *yaml.RNode) error {
+		if _, err := setDigests(node, digests); err != nil {
+			return fmt.Errorf("editing images: %w", err)
+		}
+		return nil
+	}
+}
+
 func setDigests(node *yaml.RNode, digests map[string]string) ([]Change, error) {
 	list, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "images"))
 	if err != nil {

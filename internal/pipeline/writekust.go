@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/kustomization"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
@@ -61,25 +61,22 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 		}
 		return nil, failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
 	}
+	digests := kustomization.PinnedDigests(u.Resources, extra, unpinned)
+	// The render with the digests written is made before the write, on
+	// the kustomization edited in memory: it is the slow part (a remote
+	// resource fetched again), so it stays inside the deadline and stops
+	// on a signal, and a refusal leaves the file untouched.
+	if err := s.reached(ctx, dir, helmCmd, extra, digests); err != nil {
+		return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, err)
+	}
 	// The file is written whole or not at all: once the write begins, a
 	// deadline or signal waits for it (internal/stop).
 	if ctx.Err() != nil || !stop.Commit(ctx) {
 		return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, context.Cause(ctx))
 	}
-	original, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	digests := kustomization.PinnedDigests(u.Resources, extra, unpinned)
 	set, err := kustomization.SetDigests(path, digests)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := s.reached(ctx, dir, helmCmd, extra, digests); err != nil {
-		if rerr := kustomization.Restore(path, original); rerr != nil {
-			return nil, nil, fmt.Errorf("%w; restoring %s: %w", err, path, rerr)
-		}
-		return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %w", path, err)
 	}
 	for _, c := range set {
 		changes = append(changes, fmt.Sprintf("%s: %s", path, c))
@@ -87,18 +84,24 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 	return changes, nil, nil
 }
 
-// reached renders dir again after the write and fails when an image of a
-// repository the write pinned is still without digest: the kustomization's
+// reached renders dir with the digests set on its kustomization (in
+// memory, before the write) and fails when an image of a repository the
+// write pins is still without digest: the kustomization's
 // images: do not reach it (an image in a field kustomize's images
 // transformer does not edit, a render kustomize does not pass through it),
 // so the write would pin part of the render only.
 func (s *session) reached(ctx context.Context, dir string, helmCmd string, extra []images.PodSpecPath, digests map[string]string) error {
-	u := s.renderKustomization(ctx, dir, helmCmd, nil)
-	if u.Err != nil {
-		return fmt.Errorf("rendering %s after writing the digests: %w", dir, u.Err)
+	end := stop.Doing(ctx, "rendering "+dir+" with the digests to write")
+	opts := s.renderOptions()
+	opts.EnableHelm, opts.HelmCommand = s.o.Helm.EnableHelm, helmCmd
+	opts.EditTop = kustomization.Edit(digests)
+	res, err := render.Kustomize(dir, opts)
+	end()
+	if err != nil {
+		return fmt.Errorf("rendering %s with the digests to write: %w", dir, err)
 	}
 	var missed []string
-	for repo := range kustomization.UnpinnedRepos(u.Resources, extra) {
+	for repo := range kustomization.UnpinnedRepos(res.Resources, extra) {
 		if digests[repo] != "" {
 			missed = append(missed, repo)
 		}

@@ -62,6 +62,14 @@ func newDiskCache(c *config, rejected func()) (*diskCache, error) {
 	}
 	d := &diskCache{dir: filepath.Join(c.cacheDir, cacheVersion), key: c.cacheKey, tagTTL: c.tagTTL,
 		digestTTL: c.digestTTL, now: c.now, rejected: rejected}
+	// The root first, before anything is created in it: a shared root (or a
+	// symlink to one) lets others swap v2/ itself for a directory of theirs.
+	if err := os.MkdirAll(c.cacheDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating cache directory: %w", err)
+	}
+	if err := private(c.cacheDir); err != nil {
+		return nil, err
+	}
 	for _, b := range []string{"", bucketDigests, bucketTags} {
 		p := filepath.Join(d.dir, b)
 		if err := os.MkdirAll(p, 0o700); err != nil {
@@ -76,14 +84,22 @@ func newDiskCache(c *config, rejected func()) (*diskCache, error) {
 
 // private refuses a cache directory other users may write: they could
 // replace entries faster than signatures help (deleting them) and it says
-// the cache is shared, which must be a decision (SECURITY.md).
+// the cache is shared, which must be a decision (SECURITY.md). A symlink
+// is judged by the directory it leads to (os.Stat follows it).
 func private(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("checking cache directory: %w", err)
 	}
+	if !fi.IsDir() {
+		return fmt.Errorf("cache directory %s is not a directory", dir)
+	}
 	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("cache directory %s is writable by other users (mode %v): a shared cache is a trust boundary, use a private one", dir, fi.Mode().Perm())
+		shown := dir
+		if target, err := filepath.EvalSymlinks(dir); err == nil && target != filepath.Clean(dir) {
+			shown = fmt.Sprintf("%s (a symlink to %s)", dir, target)
+		}
+		return fmt.Errorf("cache directory %s is writable by other users (mode %v): a shared cache is a trust boundary, use a private one", shown, fi.Mode().Perm())
 	}
 	return nil
 }
@@ -124,10 +140,12 @@ func (c *diskCache) get(byDigest bool, key string) (string, bool) {
 	return e.Digest, true
 }
 
-// read opens only a regular file and reads a bounded amount.
+// read opens only a regular file and reads a bounded amount. O_NONBLOCK
+// makes opening a FIFO planted in place of an entry return at once instead
+// of waiting for a writer; the regular-file check then refuses it.
 func (c *diskCache) read(path string) (cacheEntry, error) {
 	var e cacheEntry
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return e, err
 	}

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/images"
 )
 
 // clock is a settable test clock for cache ages.
@@ -255,5 +258,64 @@ func TestDiskCacheRefusesSharedDirectory(t *testing.T) {
 	}
 	if _, err := New(Options{CacheDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "signing key") {
 		t.Fatalf("want a cache without a key refused, got %v", err)
+	}
+}
+
+// The root itself, or a symlink to a shared root, is refused before
+// anything is created in it: checking only v2/ let another user swap the
+// whole layout (issue 18).
+func TestDiskCacheRefusesSharedRoot(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []os.FileMode{0o777, 0o770, 0o757} {
+		shared := filepath.Join(t.TempDir(), "shared")
+		if err := os.Mkdir(shared, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(shared, mode); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(t.TempDir(), "cache")
+		if err := os.Symlink(shared, link); err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range []string{shared, link} {
+			_, err := New(Options{CacheDir: dir, CacheKey: testCacheKey})
+			if err == nil || !strings.Contains(err.Error(), "writable by other users") {
+				t.Errorf("mode %v, %s: want the shared root refused, got %v", mode, dir, err)
+			}
+			if dir == link && err != nil && !strings.Contains(err.Error(), "a symlink to "+shared) {
+				t.Errorf("want the symlink named with its target, got %v", err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(shared, cacheVersion)); err == nil {
+			t.Errorf("mode %v: %s/ was created in a refused root", mode, cacheVersion)
+		}
+	}
+	if _, err := New(Options{CacheDir: filepath.Join(t.TempDir(), "new"), CacheKey: testCacheKey}); err != nil {
+		t.Errorf("a fresh private root: %v", err)
+	}
+}
+
+// A FIFO planted in place of an entry is not waited on: the look-up goes
+// to the registry at once (before, it blocked until the deadline).
+func TestDiskCacheDoesNotWaitOnAFIFO(t *testing.T) {
+	t.Parallel()
+	tr := newRegistry(t)
+	d := tr.pushImage(t, "app:1")
+	ref := tr.ref("app@" + d)
+	r := newResolver(t, tr, Options{CacheDir: t.TempDir()})
+	if err := syscall.Mkfifo(r.cache.path(true, tr.host+"/app@"+d), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan map[string]images.Resolution, 1)
+	go func() { done <- r.Resolve(ctxT(t), []string{ref}) }()
+	select {
+	case got := <-done:
+		wantDigest(t, got, ref, d)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the look-up waited on a FIFO cache entry")
+	}
+	if s := r.Stats(); s.CacheRejects != 1 {
+		t.Errorf("stats %+v: want the FIFO rejected", s)
 	}
 }
