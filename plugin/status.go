@@ -33,6 +33,7 @@ type statusOptions struct {
 	configFile    string
 	ruleOverrides []string
 	destContext   string
+	wait          bool
 }
 
 // defaultArgoNamespace is where Argo CD keeps its Applications by default.
@@ -54,7 +55,8 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 	fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline for the whole command")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline for the whole command (with --wait: 5m)")
+	fs.BoolVar(&o.wait, "wait", false, "read again, with backoff, until every check passes (exit 0) or --timeout passes (exit 1 with what is still wrong; exit 3 if the cluster is unreachable then)")
 	fs.StringVar(&o.configFile, "config", "", "a Gate object: rule severities, the ignoreDifferences allow-list")
 	fs.StringArrayVar(&o.ruleOverrides, "rule", nil, "override a rule's severity: ID=error|warning|off (repeatable)")
 	fs.StringVar(&o.destContext, "dest-context", "", "the kubeconfig context of the cluster the Application deploys to, when that is not Argo CD's own")
@@ -66,18 +68,21 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 	return fs
 }
 
-// runStatus implements `status APP`.
+// runStatus implements `status APP [--wait]`.
 func runStatus(ctx context.Context, args []string, s Streams, version string) int {
 	o := &statusOptions{}
 	fs := newStatusFlagSet(o)
 	if done, code := parse(fs, args, s.Err); done {
 		return code
 	}
+	if o.wait && !fs.Changed("timeout") {
+		o.timeout = defaultWaitTimeout
+	}
 	app, spec, err := o.validate(fs.Args())
 	if err != nil {
 		return fail(s.Err, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, &statusDeadline{d: o.timeout})
 	defer cancel()
 	began := time.Now()
 	exp, err := o.expect(ctx, spec)
@@ -88,23 +93,47 @@ func runStatus(ctx context.Context, args []string, s Streams, version string) in
 	if err != nil {
 		return noVerdict(s, err)
 	}
-	snap, err := live.Gather(ctx, argo, dest, *o.kube.Namespace, app)
+	probe := o.probe(argo, dest, app, exp)
+	failOnWarning := o.failOn == config.FailOnWarning || spec.FailOnWarning()
+	if o.wait {
+		return o.waitFor(ctx, s, probe, began, failOnWarning, version)
+	}
+	res, err := probe(ctx)
 	if err != nil {
 		return noVerdict(s, err)
 	}
-	if o.appsRoot != "" {
-		// The Application, just read, names the sources to render.
-		exp.Render, exp.RenderFrom, err = appsRender(snap.AppObject, o.appsRoot, o.repoURLs)
+	return o.report(s, res, time.Since(began), failOnWarning, version)
+}
+
+// probe returns the one read-and-judge of status: gather the live state,
+// render the Application's sources with --apps-root (again only when they
+// changed), judge.
+func (o *statusOptions) probe(argo, dest live.Reader, app string, exp live.Expect) live.Probe {
+	var renderedFor string
+	return func(ctx context.Context) (*live.Result, error) {
+		snap, err := live.Gather(ctx, argo, dest, *o.kube.Namespace, app)
 		if err != nil {
-			return noVerdict(s, err)
+			return nil, err
 		}
-		exp.HasRender = true
+		if o.appsRoot != "" {
+			// The Application, just read, names the sources to render.
+			if key := sourcesKey(snap.AppObject); key != renderedFor || !exp.HasRender {
+				exp.Render, exp.RenderFrom, err = appsRender(snap.AppObject, o.appsRoot, o.repoURLs)
+				if err != nil {
+					return nil, err
+				}
+				exp.HasRender, renderedFor = true, key
+			}
+		}
+		return live.Judge(snap, exp), nil
 	}
-	res := live.Judge(snap, exp)
+}
+
+// report prints the verdict on one judged state and returns its exit code.
+func (o *statusOptions) report(s Streams, res *live.Result, took time.Duration, failOnWarning bool, version string) int {
 	rep := &finding.Report{Findings: res.Findings, Resources: res.Managed}
-	failOnWarning := o.failOn == config.FailOnWarning || spec.FailOnWarning()
 	if o.output == "text" {
-		printGlance(s.Out, res, time.Since(began))
+		printGlance(s.Out, res, took)
 	}
 	if err := report.Write(s.Out, rep, report.Options{Format: o.output, Color: s.OutIsTTY, FailOnWarning: failOnWarning, Version: version, Rules: reportRules()}); err != nil {
 		return fail(s.Err, err)

@@ -99,3 +99,19 @@ func TestStatusNoVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusWaitUnreachable: with --wait an unreachable cluster is read
+// again with backoff until the deadline, then no verdict naming it.
+func TestStatusWaitUnreachable(t *testing.T) {
+	began := time.Now()
+	code, stdout, stderr := runStatus(t, "shop", "--kubeconfig", deadKubeconfig(t), "--wait", "--timeout", "3s")
+	took := time.Since(began)
+	if code != 3 || stdout != "" || took < 3*time.Second || took > 6*time.Second {
+		t.Errorf("exit %d after %s, want 3 at the 3s deadline with nothing on stdout:\n%s%s", code, took, stdout, stderr)
+	}
+	for _, s := range []string{"--timeout 3s exceeded: the cluster did not answer the last ", "the cluster is unreachable"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+}
