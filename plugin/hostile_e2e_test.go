@@ -45,6 +45,10 @@ type hostileCase struct {
 	signal      syscall.Signal
 	signalAfter time.Duration
 	maxTime     time.Duration
+	// env is added to the command's environment ($DIR: the case's
+	// directory); after checks what the run left behind.
+	env   []string
+	after func(t *testing.T, dir string)
 }
 
 // The limits every case must stay under.
@@ -190,7 +194,7 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 	}
 	var table strings.Builder
 	table.WriteString("| case | exit | time | max RSS | message |\n|---|---|---|---|---|\n")
-	for _, c := range append(hostileCases(t), boundCases(t)...) {
+	for _, c := range append(append(hostileCases(t), boundCases(t)...), verdictCases(t)...) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testutil.WriteFiles(t, dir, c.files)
@@ -208,6 +212,9 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 				cmd.Dir = filepath.Join(dir, "o")
 			}
 			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "KUBECONFIG="+filepath.Join(dir, "absent"))
+			for _, e := range c.env {
+				cmd.Env = append(cmd.Env, strings.ReplaceAll(e, "$DIR", dir))
+			}
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			start := time.Now()
@@ -246,6 +253,9 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 			}
 			if after := snapshot(t, dir); after != before {
 				t.Errorf("the directory changed:\nbefore %s\nafter  %s", before, after)
+			}
+			if c.after != nil {
+				c.after(t, dir)
 			}
 		})
 	}

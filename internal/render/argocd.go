@@ -1,18 +1,13 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/kubectl-gate/kubectl-gate/internal/config"
 )
 
 // ArgoSource is one Argo CD Application source to render from a checkout of
@@ -83,24 +78,9 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 		opts.EditTop = edit
 		return Kustomize(s.Dir, opts)
 	}
-	files, err := s.directoryFiles()
+	resources, err := s.directoryManifests()
 	if err != nil {
 		return nil, err
-	}
-	var resources []*yaml.RNode
-	for _, f := range files {
-		// Argo CD reads every file of a directory source as a manifest, a
-		// kustomization file too (and fails the sync): no verdict, not the
-		// usage error -f gives.
-		nodes, err := readFile(f, 0)
-		var ue *config.UsageError
-		if errors.As(err, &ue) {
-			return nil, fmt.Errorf("%s: %w", ue.Where, ue.Err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		resources = append(resources, nodes...)
 	}
 	return &Result{Dir: s.Dir, Resources: resources}, nil
 }
@@ -186,107 +166,4 @@ func mergePatch(dst *yaml.RNode, f *yaml.MapNode) *yaml.RNode {
 		return nil
 	})
 	return out
-}
-
-// directoryFiles lists the manifests of a Directory source: .yaml, .yml and
-// .json files, subdirectories with directory.recurse, filtered by the
-// include and exclude globs (matched against the path relative to the
-// source, `*` crossing `/` as in Argo CD). Hidden files and directories are
-// skipped; jsonnet is not evaluated, so a source holding it is not rendered.
-func (s *ArgoSource) directoryFiles() ([]string, error) {
-	recurse := s.Directory != nil && strings.EqualFold(dirField(s.Directory, "recurse"), "true")
-	include, err := globRegexp(dirField(s.Directory, "include"))
-	if err != nil {
-		return nil, err
-	}
-	exclude, err := globRegexp(dirField(s.Directory, "exclude"))
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	err = filepath.WalkDir(s.Dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		hidden := strings.HasPrefix(d.Name(), ".")
-		switch {
-		case p == s.Dir:
-			return nil
-		case d.IsDir() && (hidden || !recurse):
-			return filepath.SkipDir
-		case d.IsDir() || hidden:
-			return nil
-		}
-		rel, _ := filepath.Rel(s.Dir, p)
-		rel = filepath.ToSlash(rel)
-		ext := strings.ToLower(filepath.Ext(p))
-		switch {
-		case exclude != nil && exclude.MatchString(rel), include != nil && !include.MatchString(rel):
-		case ext == ".jsonnet" || ext == ".libsonnet":
-			return &SkipError{Reason: "jsonnet (" + rel + "): the gate does not evaluate jsonnet"}
-		case ext == ".yaml" || ext == ".yml" || ext == ".json":
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		if _, ok := err.(*SkipError); ok {
-			return nil, err
-		}
-		return nil, fmt.Errorf("listing %s: %w", s.Dir, err)
-	}
-	sort.Strings(files)
-	return files, nil
-}
-
-func dirField(dir *yaml.RNode, name string) string {
-	if dir == nil || dir.Field(name) == nil {
-		return ""
-	}
-	return yaml.GetValue(dir.Field(name).Value)
-}
-
-// globRegexp compiles an Argo CD directory glob: * and ** match anything
-// (slashes too), ? one character, {a,b} alternatives, [..] a class.
-func globRegexp(glob string) (*regexp.Regexp, error) {
-	if glob == "" {
-		return nil, nil
-	}
-	var b strings.Builder
-	b.WriteString("^")
-	depth, class := 0, false
-	for _, r := range glob {
-		switch {
-		case class:
-			class = r != ']'
-			if r == '!' && strings.HasSuffix(b.String(), "[") {
-				b.WriteByte('^')
-			} else {
-				b.WriteRune(r)
-			}
-		case r == '[':
-			class = true
-			b.WriteByte('[')
-		case r == '*':
-			b.WriteString(".*")
-		case r == '?':
-			b.WriteString(".")
-		case r == '{':
-			depth++
-			b.WriteString("(?:")
-		case r == '}' && depth > 0:
-			depth--
-			b.WriteString(")")
-		case r == ',' && depth > 0:
-			b.WriteString("|")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(strings.ReplaceAll(b.String(), ".*.*", ".*"))
-	if err != nil {
-		return nil, fmt.Errorf("directory glob %q: %w", glob, err)
-	}
-	return re, nil
 }

@@ -191,8 +191,9 @@ func TestRenderArgoDirectory(t *testing.T) {
 		want                 string // object names, or the skip reason
 	}{
 		{"top level only", "app", "", "a b"},
-		{"recurse", "app", "recurse: true", "a b c skip"},
-		{"include and exclude", "app", "{recurse: true, include: '{*.yaml,*.json}', exclude: 'sub/skip*'}", "a b c"},
+		// Argo CD walks hidden directories too, .git among them.
+		{"recurse", "app", "recurse: true", "git a b c skip"},
+		{"include and exclude", "app", "{recurse: true, include: '{*.yaml,*.json}', exclude: 'sub/skip*'}", "git a b c"},
 		{"jsonnet is not evaluated", "jsonnet", "", "skip: jsonnet"},
 		{"a Chart.yaml is Helm", "chart", "", ""}, // a chart without templates renders nothing
 	}
@@ -225,7 +226,10 @@ func TestRenderArgoDirectory(t *testing.T) {
 }
 
 func TestRenderArgoSourceTypes(t *testing.T) {
-	dir := shop(t, nil)
+	dir := shop(t, map[string]string{
+		"typed/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata: {name: typed}\nresources: [web.yaml]\n",
+		"typed/web.yaml":           webDeployment,
+	})
 	prod := filepath.Join(dir, "prod")
 	cases := []struct {
 		name string
@@ -235,8 +239,12 @@ func TestRenderArgoSourceTypes(t *testing.T) {
 		{"explicit helm on a kustomization", render.ArgoSource{Dir: prod, Helm: true}, "not a Helm chart"},
 		{"a plugin", render.ArgoSource{Dir: prod, Plugin: true}, "skip"},
 		{"two types", render.ArgoSource{Dir: prod, Helm: true, Kustomize: node(t, "namePrefix: x-\n")}, "names several types (Kustomize, Helm)"},
-		// The named type wins: the kustomization file is read as a manifest.
-		{"explicit directory over a kustomization", render.ArgoSource{Dir: filepath.Join(dir, "base"), Directory: node(t, "recurse: false\n")}, "not a Kubernetes object"},
+		// The named type wins: the kustomization file is read as a
+		// manifest. Argo CD skips one that does not look like a manifest
+		// (no apiVersion:, kind:, metadata:) and applies the files beside
+		// it raw; one that does is applied, and fails the sync.
+		{"explicit directory over a kustomization", render.ArgoSource{Dir: filepath.Join(dir, "base"), Directory: node(t, "recurse: false\n")}, "ok"},
+		{"explicit directory over a typed kustomization", render.ArgoSource{Dir: filepath.Join(dir, "typed"), Directory: node(t, "recurse: false\n")}, "kustomize configuration"},
 		{"discovered kustomization", render.ArgoSource{Dir: prod}, "ok"},
 		{"missing", render.ArgoSource{Dir: filepath.Join(dir, "nope")}, "no such file or directory"},
 	}
