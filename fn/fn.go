@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
+	"github.com/kubectl-gate/kubectl-gate/internal/waiver"
 )
 
 // ErrFindings is returned when an error-severity result was emitted.
@@ -55,6 +56,15 @@ type processor struct {
 	stderr   io.Writer
 	version  string
 	reported bool
+	// now judges exceptions' expiry; nil is the system clock.
+	now waiver.Clock
+}
+
+func (p *processor) clock() waiver.Clock {
+	if p.now == nil {
+		return waiver.SystemClock{}
+	}
+	return p.now
 }
 
 // Process runs the gate on the ResourceList in place.
@@ -78,7 +88,10 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 		// is better than a silent pass (README "Policies").
 		return p.fail(rl, errors.New("functionConfig spec.policies: policies are evaluated by `kubectl gate check -k`, not inside kustomize; remove spec.policies from the function's config or run the plugin"))
 	}
-	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin}
+	// The function's config is the trusted config: its exceptions waive,
+	// audited once as the run is this one call.
+	waivers := waiver.New(&obj.Spec, "functionConfig "+obj.Kind+" "+obj.Metadata.Name, "", p.clock())
+	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin, Waivers: waivers}
 	deps := gate.Deps{Version: p.version}
 	if opts.Pin || obj.Spec.Images.Digest == config.DigestVerify {
 		r, err := resolve.New(resolve.FromSpec(&obj.Spec))
@@ -91,6 +104,7 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	if err != nil {
 		return p.fail(rl, err)
 	}
+	rep.Findings = append(rep.Findings, waivers.Audit()...)
 	if obj.Kind == config.KindGate {
 		// A validator must emit no items: kustomize compares node trees and
 		// rejects any output, even an unchanged echo (kustomize#5036).
@@ -116,7 +130,7 @@ func (p *processor) fail(rl *framework.ResourceList, err error) error {
 func (p *processor) emit(rl *framework.ResourceList, findings []finding.Finding) {
 	p.reported = true
 	for _, f := range findings {
-		fmt.Fprintln(p.stderr, report.Line(f))
+		fmt.Fprintln(p.stderr, report.Describe(f))
 		rl.Results = append(rl.Results, result(f))
 	}
 }

@@ -58,6 +58,10 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 			}
 		}
 	}
+	if err := applyBaseline(o, base, total); err != nil {
+		total.Failures = append(total.Failures, err.Error())
+		code = max(code, exitCode(err))
+	}
 	if pin && o.writeKustomization != "" && code == ExitPass && !total.NoVerdict() {
 		end := stop.Doing(ctx, "pinning "+o.writeKustomization)
 		changes, failed, err := res.WriteKustomization(ctx, o.writeKustomization)

@@ -53,6 +53,10 @@ type options struct {
 	charts            []string               // helm.go
 	helm              pipeline.HelmOptions
 
+	// baseline (waive.go)
+	baseline      string
+	writeBaseline string
+
 	// pin
 	dropTag            bool
 	writeKustomization string
@@ -89,6 +93,10 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
 	addPolicyFlags(fs, &o.policy)
 	addHelmFlags(fs, o)
+	if name == "check" {
+		fs.StringVar(&o.baseline, "baseline", "", "findings whose fingerprint is in this baseline `FILE` are existing: shown, counted, not failing")
+		fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's findings' fingerprints to `FILE` (atomically); they are existing from then on")
+	}
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes every repoURL is taken as this one)")

@@ -67,6 +67,17 @@ type Spec struct {
 	// severity, turn a check off). Without it such an object may only
 	// tighten (see Tighten). Ignored in the in-tree object itself.
 	AllowInTreeLoosening bool `json:"allowInTreeLoosening,omitempty"`
+	// Exceptions waive findings, accountably (see Exception). Only the
+	// trusted config's count: an in-tree Gate's are ignored with a warning.
+	Exceptions []Exception `json:"exceptions,omitempty"`
+	// ExceptionsFromAnnotations, in the trusted config, lets objects waive
+	// their own findings with a kubectl-gate.dev/waive annotation that
+	// carries the same fields (rules, expires, owner, reason). Off by
+	// default: whoever edits a workload could otherwise exempt it.
+	ExceptionsFromAnnotations bool `json:"exceptionsFromAnnotations,omitempty"`
+	// Unwaivable lists rule ids no exception may waive, from the long form
+	// of spec.rules (`<id>: {severity: error, waivable: false}`).
+	Unwaivable []string `json:"-"`
 }
 
 // FailOn values.
@@ -179,7 +190,7 @@ func Load(path string) (*Object, error) {
 // Decode parses a Gate or Pin object strictly, defaults and validates it
 // (spec.rules must name known rule ids).
 func Decode(data []byte) (*Object, error) {
-	data, err := oneDocument(data)
+	data, unwaivable, err := oneDocument(data)
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +211,7 @@ func Decode(data []byte) (*Object, error) {
 	if obj.Kind != KindGate && obj.Kind != KindPin {
 		return nil, fmt.Errorf("kind: %q is not %s or %s", obj.Kind, KindGate, KindPin)
 	}
+	obj.Spec.Unwaivable = unwaivable
 	obj.Spec.Default()
 	if err := obj.Spec.Validate(); err != nil {
 		return nil, err
@@ -284,6 +296,9 @@ func (s *Spec) Validate() error {
 		if v := s.Rules[id]; v != "error" && v != "warning" && v != "off" {
 			errs = append(errs, fmt.Errorf("spec.rules.%s: %q is not error, warning or off", id, v))
 		}
+	}
+	if err := s.validateExceptions(ruleIDs); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -17,7 +17,10 @@ import (
 // `rules: {x: off}`, as the README documents them, would otherwise be
 // refused as "false". A second document would silently be ignored by the
 // decoder, so it is an error: a config file holds one Gate or Pin.
-func oneDocument(data []byte) ([]byte, error) {
+//
+// It also rewrites the long form of spec.rules entries into the short one
+// and returns the rules made unwaivable (ruleSettings).
+func oneDocument(data []byte) ([]byte, []string, error) {
 	d := yaml.NewDecoder(bytes.NewReader(data))
 	var doc *yaml.Node
 	for n := 0; ; n++ {
@@ -27,26 +30,30 @@ func oneDocument(data []byte) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("decoding gate config: %w", err)
+			return nil, nil, fmt.Errorf("decoding gate config: %w", err)
 		}
 		if empty(&next) {
 			continue
 		}
 		if doc != nil {
-			return nil, errors.New("the config holds more than one YAML document; it must be exactly one Gate or Pin object")
+			return nil, nil, errors.New("the config holds more than one YAML document; it must be exactly one Gate or Pin object")
 		}
 		doc = &next
 	}
 	if doc == nil {
-		return nil, errors.New("the config is empty; it must be one Gate or Pin object")
+		return nil, nil, errors.New("the config is empty; it must be one Gate or Pin object")
+	}
+	unwaivable, err := ruleSettings(doc)
+	if err != nil {
+		return nil, nil, err
 	}
 	quoteStrings(doc, reflect.TypeOf(Object{}))
 	var out bytes.Buffer
 	e := yaml.NewEncoder(&out)
 	if err := e.Encode(doc); err != nil {
-		return nil, fmt.Errorf("decoding gate config: %w", err)
+		return nil, nil, fmt.Errorf("decoding gate config: %w", err)
 	}
-	return out.Bytes(), e.Close()
+	return out.Bytes(), unwaivable, e.Close()
 }
 
 func empty(n *yaml.Node) bool {

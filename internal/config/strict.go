@@ -62,6 +62,9 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue // not decoded (Spec.Unwaivable comes from spec.rules)
+		}
 		if name == "" {
 			name = f.Name
 		}

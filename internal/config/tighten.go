@@ -16,6 +16,12 @@ import "slices"
 func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 	if trusted.AllowInTreeLoosening {
 		inTree.AllowInTreeLoosening = true
+		// Waivers are never the tree's to grant, even when it may loosen:
+		// exceptions and whether annotations count stay the trusted
+		// config's; rules either makes unwaivable stay so.
+		inTree.Exceptions = trusted.Exceptions
+		inTree.ExceptionsFromAnnotations = trusted.ExceptionsFromAnnotations
+		inTree.Unwaivable = union(trusted.Unwaivable, inTree.Unwaivable)
 		return inTree
 	}
 	out := trusted
@@ -40,6 +46,9 @@ func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 	if inTree.FailOn == FailOnWarning {
 		out.FailOn = FailOnWarning
 	}
+	// An in-tree Gate may not waive (its exceptions are ignored; the
+	// caller warns, see IgnoredExceptions) but may make rules unwaivable.
+	out.Unwaivable = union(trusted.Unwaivable, inTree.Unwaivable)
 	out.Rules = map[string]string{}
 	for id, sev := range trusted.Rules {
 		out.Rules[id] = sev
@@ -85,6 +94,17 @@ func narrower(a, b []string) []string {
 	}
 	if out == nil {
 		return a // disjoint: empty would mean "any", so the trusted list stands
+	}
+	return out
+}
+
+// union returns a followed by the entries of b it lacks.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
 	}
 	return out
 }

@@ -34,6 +34,31 @@ type Finding struct {
 	// NoVerdict marks a finding that means the gate could not finish
 	// (image-resolve): the plugin exits 3 for it, before 1.
 	NoVerdict bool `json:"-"`
+	// Suppressed is set on a finding an exception or the baseline waived:
+	// it is still reported, with who waived it and why, but neither counts
+	// at its severity nor fails the run.
+	Suppressed *Suppression `json:"suppressed,omitempty"`
+}
+
+// Suppression kinds.
+const (
+	SuppressedByException  = "exception"
+	SuppressedByAnnotation = "annotation"
+	SuppressedByBaseline   = "baseline"
+)
+
+// Suppression says why a finding does not count: an exception of the
+// trusted config, an object's waiver annotation, or the baseline.
+type Suppression struct {
+	// Kind is exception, annotation or baseline.
+	Kind    string `json:"kind"`
+	Reason  string `json:"reason,omitempty"`
+	Owner   string `json:"owner,omitempty"`
+	Expires string `json:"expires,omitempty"`
+	// Source names the entry: "--config ci/gate.yaml spec.exceptions[0]",
+	// "annotation kubectl-gate.dev/waive on Deployment/web (ns shop)",
+	// "baseline gate-baseline.json".
+	Source string `json:"source"`
 }
 
 // ResourceRef names the object a finding is about.

@@ -19,13 +19,16 @@ type Report struct {
 	// the caller's (--config or the defaults), an in-tree Gate/Pin and
 	// whether it could only tighten, flags (README "Trusted config").
 	Configs []string
+	// Fixed counts the baseline's entries no finding of this run matched.
+	Fixed int
 }
 
-// Count returns the number of findings at a severity.
+// Count returns the number of findings at a severity that are not
+// suppressed (waived or in the baseline).
 func (r *Report) Count(sev Severity) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Severity == sev {
+		if f.Severity == sev && f.Suppressed == nil {
 			n++
 		}
 	}
@@ -36,7 +39,7 @@ func (r *Report) Count(sev Severity) int {
 // not finish (image-resolve).
 func (r *Report) NoVerdict() bool {
 	for _, f := range r.Findings {
-		if f.NoVerdict && f.Severity == SeverityError {
+		if f.NoVerdict && f.Severity == SeverityError && f.Suppressed == nil {
 			return true
 		}
 	}
@@ -60,4 +63,17 @@ func (r *Report) Merge(o *Report) {
 	r.Resources += o.Resources
 	r.Failures = append(r.Failures, o.Failures...)
 	r.Configs = append(r.Configs, o.Configs...)
+	r.Fixed += o.Fixed
+}
+
+// Suppressed returns the number of findings suppressed by kind (exception,
+// annotation, baseline); "" counts them all.
+func (r *Report) Suppressed(kind string) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Suppressed != nil && (kind == "" || f.Suppressed.Kind == kind) {
+			n++
+		}
+	}
+	return n
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
+	"github.com/kubectl-gate/kubectl-gate/internal/waiver"
 )
 
 // Deps are the gate's outside parts, passed in.
@@ -49,6 +50,16 @@ type Options struct {
 	Apps []argo.AppSource
 	// CRDs are CustomResourceDefinitions from outside the render (--crd).
 	CRDs []*yaml.RNode
+	// Waivers are the run's exceptions (the trusted config's), shared by
+	// every unit of a run and audited by the caller once all are checked
+	// (waiver.Set.Audit); nil waives nothing.
+	Waivers *waiver.Set
+	// Owners are the Argo CD Applications / Flux objects (namespace/name)
+	// whose render resources is, for an exception's match.app.
+	Owners []string
+	// InTree is the Gate/Pin found inside the render, if any: its
+	// exceptions are ignored, with a warning.
+	InTree *config.Object
 }
 
 // ErrNoResolver is returned when pinning or verify is asked without a Resolver.
@@ -87,5 +98,17 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		}
 		c.Policy = fs
 	}
-	return &finding.Report{Findings: rules.Run(c, all.Rules()), Resources: c.Counted}, nil
+	fs := rules.Run(c, all.Rules())
+	if opts.Waivers != nil {
+		fs = opts.Waivers.Apply(fs, waiver.Scope{Config: cfg, Resources: resources, Owners: opts.Owners, Fixed: Unwaivable, InTree: opts.InTree})
+	}
+	return &finding.Report{Findings: fs, Resources: c.Counted}, nil
+}
+
+// Unwaivable reports whether a rule can never be waived nor baselined: its
+// findings are no verdict, or it is marked Unwaivable (render-empty,
+// gate-placement, the not-rendered and exception rules).
+func Unwaivable(id string) bool {
+	r, ok := all.Lookup(id)
+	return !ok || r.NoVerdict || r.Unwaivable
 }

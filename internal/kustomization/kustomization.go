@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/atomicfile"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 )
 
@@ -176,31 +177,10 @@ func entryRepo(e *yaml.RNode) string {
 // the caller undoes a write whose result it refuses.
 func Restore(path string, data []byte) error { return atomicWrite(path, data) }
 
-// atomicWrite replaces path with data through a temp file and a rename, so
-// a reader sees the old file or the new one, never half of either.
+// atomicWrite replaces an existing kustomization file, keeping its mode.
 func atomicWrite(path string, data []byte) error {
-	st, err := os.Stat(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o644)
 }

@@ -52,7 +52,8 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 // gateFor is the engine's options and parts for one unit: its CRDs, its
 // policies, and a resolver when pinning or verifying digests.
 func (s *session) gateFor(ctx context.Context, u *Unit, spec *config.Spec, pin bool) (gate.Options, gate.Deps, error) {
-	opts := gate.Options{Config: spec, Pin: pin, Placement: u.placement, Apps: u.apps}
+	opts := gate.Options{Config: spec, Pin: pin, Placement: u.placement, Apps: u.apps,
+		Waivers: s.waivers, Owners: u.owners(), InTree: u.found}
 	deps := gate.Deps{Version: s.o.Version}
 	var err error
 	if opts.CRDs, err = crdsFor(spec); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
+	"github.com/kubectl-gate/kubectl-gate/internal/waiver"
 )
 
 // Inputs name what a run checks, as the user gave them.
@@ -73,6 +74,9 @@ type Options struct {
 	// Progress, when set, is told how far rendering is ("rendered 3/7
 	// kustomizations").
 	Progress func(string)
+	// Clock judges the expiry of Config's exceptions; nil is the system
+	// clock.
+	Clock waiver.Clock
 }
 
 // RenderOptions are the kustomize render options.
@@ -125,6 +129,7 @@ type session struct {
 	o         Options
 	resolvers *resolvers
 	progress  func(string)
+	waivers   *waiver.Set // the trusted config's exceptions (waive.go)
 }
 
 // Run plans, renders, expands and checks: Plan, then Result.Check. An
@@ -143,7 +148,7 @@ func Run(ctx context.Context, in Inputs, o Options) (*Result, error) {
 // Plan renders the inputs and expands what the renders hold into more
 // units, without checking them.
 func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
-	s := &session{in: in, o: o, resolvers: newResolvers(o.Registry), progress: o.Progress}
+	s := &session{in: in, o: o, resolvers: newResolvers(o.Registry), progress: o.Progress, waivers: newWaivers(o)}
 	if s.progress == nil {
 		s.progress = func(string) {}
 	}
@@ -183,7 +188,8 @@ func (r *Result) Check(ctx context.Context) {
 }
 
 // Report is every unit's findings and, for a unit with no verdict, its
-// error as a failure: the run's report (after Check).
+// error as a failure, then the audit of the trusted config's exceptions
+// (expired, unused): the run's report (after Check).
 func (r *Result) Report() *finding.Report {
 	total := &finding.Report{}
 	for _, u := range r.Units {
@@ -193,6 +199,7 @@ func (r *Result) Report() *finding.Report {
 		}
 		total.Merge(u.Report)
 	}
+	total.Findings = append(total.Findings, r.s.waivers.Audit()...)
 	total.Configs = r.Configs
 	return total
 }

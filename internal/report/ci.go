@@ -52,6 +52,12 @@ func noVerdictCauses(doc Document) []string {
 
 func writeGitHubFindings(w io.Writer, doc Document) error {
 	for _, f := range doc.Results {
+		if f.Suppressed != nil {
+			if err := githubSuppressed(w, f); err != nil {
+				return err
+			}
+			continue
+		}
 		cmd := "error"
 		switch f.Severity {
 		case finding.SeverityWarning:
@@ -104,6 +110,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *junitSkip    `xml:"skipped,omitempty"`
 }
 
 type junitFailure struct {
@@ -136,6 +143,10 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 		if f.Severity == finding.SeverityInfo {
 			continue // listed by the other formats; not a failure
 		}
+		if f.Suppressed != nil {
+			suite.Cases = append(suite.Cases, junitSkipped(f))
+			continue
+		}
 		name := f.Rule + " " + f.ResourceRef.String()
 		i, ok := index[name]
 		if !ok {
@@ -158,7 +169,7 @@ func writeJUnit(w io.Writer, doc Document, rules []Rule) error {
 	}
 	fired := map[string]bool{}
 	for _, f := range doc.Results {
-		fired[f.Rule] = fired[f.Rule] || f.Severity != finding.SeverityInfo
+		fired[f.Rule] = fired[f.Rule] || f.Severity != finding.SeverityInfo && f.Suppressed == nil
 	}
 	for _, r := range rules {
 		if !fired[r.ID] {
@@ -210,6 +221,9 @@ func writeSARIF(w io.Writer, doc Document, version string, rules []Rule) error {
 		}
 		if f.Input != "" {
 			res["properties"] = map[string]string{"input": f.Input}
+		}
+		if f.Suppressed != nil {
+			res["suppressions"] = sarifSuppressions(f)
 		}
 		results = append(results, res)
 	}

@@ -44,10 +44,15 @@ type Document struct {
 
 // Summary counts a run.
 type Summary struct {
-	Resources int    `json:"resources"`
-	Errors    int    `json:"errors"`
-	Warnings  int    `json:"warnings"`
-	Verdict   string `json:"verdict"`
+	Resources int `json:"resources"`
+	Errors    int `json:"errors"`
+	Warnings  int `json:"warnings"`
+	// Waived counts findings an exception or annotation waived; Existing
+	// those the baseline holds; Fixed the baseline entries no longer found.
+	Waived   int    `json:"waived,omitempty"`
+	Existing int    `json:"existing,omitempty"`
+	Fixed    int    `json:"fixed,omitempty"`
+	Verdict  string `json:"verdict"`
 }
 
 // Summarize returns the summary of a report.
@@ -56,6 +61,9 @@ func Summarize(r *finding.Report, failOnWarning bool) Summary {
 		Resources: r.Resources,
 		Errors:    r.Count(finding.SeverityError),
 		Warnings:  r.Count(finding.SeverityWarning),
+		Waived:    r.Suppressed(finding.SuppressedByException) + r.Suppressed(finding.SuppressedByAnnotation),
+		Existing:  r.Suppressed(finding.SuppressedByBaseline),
+		Fixed:     r.Fixed,
 		Verdict:   r.Verdict(failOnWarning),
 	}
 }
@@ -125,7 +133,7 @@ func writeText(w io.Writer, doc Document, color bool) error {
 		}
 		return "\x1b[" + code + "m" + s + "\x1b[0m"
 	}
-	for _, f := range doc.Results {
+	for _, f := range counted(doc.Results) {
 		code := "33"
 		if f.Severity == finding.SeverityError {
 			code = "31"
@@ -133,6 +141,9 @@ func writeText(w io.Writer, doc Document, color bool) error {
 		if _, err := fmt.Fprintln(w, paint(code, Line(f))); err != nil {
 			return err
 		}
+	}
+	if err := writeSuppressedText(w, doc); err != nil {
+		return err
 	}
 	for _, f := range doc.Failures {
 		if _, err := fmt.Fprintln(w, paint("35", "NO VERDICT: "+f)); err != nil {
@@ -146,7 +157,7 @@ func writeText(w io.Writer, doc Document, color bool) error {
 	}
 	s := doc.Summary
 	code := map[string]string{finding.VerdictPass: "32", finding.VerdictFail: "31", finding.VerdictNoVerdict: "35"}[s.Verdict]
-	_, err := fmt.Fprintf(w, "%s: %d resource(s), %d error(s), %d warning(s)\n",
-		paint(code, strings.ToUpper(s.Verdict)), s.Resources, s.Errors, s.Warnings)
+	_, err := fmt.Fprintf(w, "%s: %d resource(s), %d error(s), %d warning(s)%s\n",
+		paint(code, strings.ToUpper(s.Verdict)), s.Resources, s.Errors, s.Warnings, summarySuppressed(s))
 	return err
 }

@@ -34,6 +34,12 @@ type Rule struct {
 	// when configured off, and those findings are kept (finding.Configure);
 	// off drops only its findings that are a verdict.
 	MayNoVerdict bool
+	// Unwaivable marks a rule no exception, waiver annotation or baseline
+	// may suppress (render-empty, gate-placement, the not-rendered rules,
+	// the exception rules themselves). Findings that are no verdict are
+	// never waivable whatever the rule (README "Waivers, baselines and
+	// pull requests").
+	Unwaivable bool
 	// Mutation says in a few words what selftest changes to make this rule
 	// fire; Mutants are those changes.
 	Mutation string
@@ -41,7 +47,7 @@ type Rule struct {
 }
 
 // Families, in the order rules are listed.
-var Families = []string{"render", "schema", "images", "rollouts", "argocd", "flux", "policy", "live"}
+var Families = []string{"render", "schema", "images", "rollouts", "argocd", "flux", "policy", "exceptions", "live"}
 
 // Mutant changes a copy of a passing input so that its rule must fire.
 // Apply edits s in place and returns false when the input holds nothing to

@@ -8,6 +8,7 @@ package all
 import (
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/argocd"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules/exceptions"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/flux"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/live"
@@ -56,6 +57,11 @@ func Rules() []rules.Rule {
 		flux.TargetNamespace,
 
 		policy.Policy,
+
+		exceptions.Expired,
+		exceptions.Ignored,
+		exceptions.Invalid,
+		exceptions.Unused,
 
 		live.Health,
 		live.Images,

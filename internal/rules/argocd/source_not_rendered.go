@@ -10,7 +10,7 @@ import (
 
 // SourceNotRendered says which Applications' sources the gate did not see.
 var SourceNotRendered = rules.Rule{
-	ID: "argocd-source-not-rendered", Default: finding.SeverityError, Family: "argocd", MayNoVerdict: true,
+	ID: "argocd-source-not-rendered", Default: finding.SeverityError, Family: "argocd", MayNoVerdict: true, Unwaivable: true,
 	Doc:    "an Application's source was not rendered, so nothing it deploys was checked (a Helm chart, a plugin, another repository, an ApplicationSet, or no --apps-root): no verdict, exit 3, unless the Application is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over an Application whose manifests nobody looked at",
 	Check:  checkSourceNotRendered,

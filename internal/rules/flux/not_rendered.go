@@ -17,7 +17,7 @@ import (
 // pass; the trusted config may take named objects out of scope
 // (spec.argocd.exclude, --exclude-app), and each exclusion is listed.
 var NotRendered = rules.Rule{
-	ID: "flux-not-rendered", Default: finding.SeverityError, Family: "flux", MayNoVerdict: true,
+	ID: "flux-not-rendered", Default: finding.SeverityError, Family: "flux", MayNoVerdict: true, Unwaivable: true,
 	Doc:    "a Flux Kustomization or HelmRelease was not rendered, so nothing it deploys was checked (no --apps-root): no verdict, exit 3, unless it is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over a Flux repository whose manifests nobody looked at",
 	Check:  checkNotRendered,

@@ -12,7 +12,7 @@ import (
 
 // Resolve reports references the registry could not answer for: no verdict.
 var Resolve = rules.Rule{
-	ID: "image-resolve", Default: finding.SeverityError, Family: "images", NoVerdict: true,
+	ID: "image-resolve", Default: finding.SeverityError, Family: "images", NoVerdict: true, Unwaivable: true,
 	Doc:      "pin/verify could not resolve or find a reference (not found, unauthorized, registry down, timeout): no verdict, exit 3",
 	Outage:   "a digest that does not exist fails at pull time, mid-rollout",
 	Mutation: "point a digest at an image the registry does not hold",

@@ -12,7 +12,7 @@ import (
 
 // Empty fires when the render holds (next to) nothing.
 var Empty = rules.Rule{
-	ID: "render-empty", Default: finding.SeverityError, Family: "render",
+	ID: "render-empty", Default: finding.SeverityError, Family: "render", Unwaivable: true,
 	Doc:      "the render holds fewer than render.minResources (default 1) objects; local config and the gate's own config do not count",
 	Outage:   "an overlay that renders nothing syncs green and deploys nothing (or prunes everything)",
 	Mutation: "empty the render",
