@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/policy"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
@@ -76,23 +77,22 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	if err != nil {
 		return p.fail(rl, fmt.Errorf("functionConfig: %w", err))
 	}
-	if len(obj.Spec.Schema.CRDs) > 0 {
-		// The function sees only the ResourceList, not the user's files: a
-		// path here could never be read, and a thinner schema set must not
-		// pass silently. CRDs in the render itself are used.
-		return p.fail(rl, fmt.Errorf("functionConfig spec.schema.crds: files are read by the kubectl plugin only; put the CRDs in the render instead"))
+	crds, err := inlineCRDs(&obj.Spec)
+	if err != nil {
+		return p.fail(rl, err)
 	}
-	if len(obj.Spec.Policies) > 0 {
-		// The policy rule links the API server's admission library and
-		// client-go, which this function keeps out of its binary; refusing
-		// is better than a silent pass (README "Policies").
-		return p.fail(rl, errors.New("functionConfig spec.policies: policies are evaluated by `kubectl gate check -k`, not inside kustomize; remove spec.policies from the function's config or run the plugin"))
+	checker, err := policies(&obj.Spec)
+	if err != nil {
+		return p.fail(rl, err)
 	}
 	// The function's config is the trusted config: its exceptions waive,
 	// audited once as the run is this one call.
 	waivers := waiver.New(&obj.Spec, "functionConfig "+obj.Kind+" "+obj.Metadata.Name, "", p.clock())
-	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin, Waivers: waivers}
+	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin, Waivers: waivers, CRDs: crds}
 	deps := gate.Deps{Version: p.version}
+	if checker != nil {
+		deps.Policy = checker
+	}
 	if opts.Pin || obj.Spec.Images.Digest == config.DigestVerify {
 		r, err := resolve.New(resolve.FromSpec(&obj.Spec))
 		if err != nil {
@@ -145,4 +145,45 @@ func functionConfig(n *yaml.RNode) (*config.Object, error) {
 		return nil, err
 	}
 	return config.Decode([]byte(s))
+}
+
+// inlineCRDs returns the CRDs written inline in spec.schema.crds. The
+// function sees only the ResourceList, not the user's files: a path could
+// never be read, and a thinner schema set must not pass silently. CRDs in
+// the render itself are used too.
+func inlineCRDs(s *config.Spec) ([]*yaml.RNode, error) {
+	if paths := config.Paths(s.Schema.CRDs); len(paths) > 0 {
+		return nil, fmt.Errorf("functionConfig spec.schema.crds: %q is a path: files are read by the kubectl plugin only; write the CustomResourceDefinition inline in spec.schema.crds or put it in the render", paths[0])
+	}
+	crds, err := s.Schema.InlineCRDs()
+	if err != nil {
+		return nil, fmt.Errorf("functionConfig %w", err)
+	}
+	return crds, nil
+}
+
+// policies builds the policy rule's checker, as check -k does: the
+// ValidatingAdmissionPolicies, bindings and params written inline in
+// spec.policies, and with spec.policiesFromRender those of the render,
+// local-config ones included (kustomize hands them to functions and never
+// emits them). A path is refused, as in spec.schema.crds; nil means no
+// policy is configured.
+func policies(s *config.Spec) (*policy.Checker, error) {
+	if paths := config.Paths(s.Policies); len(paths) > 0 {
+		return nil, fmt.Errorf("functionConfig spec.policies: %q is a path: files are read by the kubectl plugin only; write the policy inline in spec.policies, or keep it in the render (a local-config object) with spec.policiesFromRender: true", paths[0])
+	}
+	if len(s.Policies) == 0 && !s.PoliciesFromRender {
+		return nil, nil
+	}
+	c := &policy.Checker{FromRender: s.PoliciesFromRender}
+	if len(s.Policies) > 0 {
+		inline, err := policy.InlineSources("spec.policies", s.Policies)
+		if err == nil {
+			c.Set, err = policy.Load(inline...)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("functionConfig %w", err)
+		}
+	}
+	return c, nil
 }

@@ -65,13 +65,3 @@ func TestFunctionHonoursVerdictFields(t *testing.T) {
 		})
 	}
 }
-
-// TestFunctionRejectsPolicies: the function does not evaluate policies (the
-// plugin does); a config naming them is an error, never a silent pass.
-func TestFunctionRejectsPolicies(t *testing.T) {
-	var out, errOut bytes.Buffer
-	err := fn.Run(context.Background(), strings.NewReader(gateList("    policies: [no-privileged]\n", pinnedImage)), &out, &errOut, "test")
-	if err == nil || !strings.Contains(errOut.String(), "spec.policies") {
-		t.Fatalf("err = %v, stderr:\n%s", err, errOut.String())
-	}
-}

@@ -50,8 +50,10 @@ type options struct {
 	kubernetesVersion string
 	crds              []string
 	policy            pipeline.PolicyOptions // policy.go
-	charts            []string               // helm.go
-	helm              pipeline.HelmOptions
+	// policiesFromRender is --policies-from-render (spec.policiesFromRender)
+	policiesFromRender bool
+	charts             []string // helm.go
+	helm               pipeline.HelmOptions
 
 	// baseline (waive.go)
 	baseline      string
@@ -91,7 +93,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.DurationVar(&o.tagTTL, "tag-ttl", 0, "with --cache, how long a tag→digest answer is reused (0: never cached)")
 	fs.StringVar(&o.pullSecretsFrom, "pull-secrets-from", "", "registry credentials also from the imagePullSecrets (pod spec, else ServiceAccount) the workloads use in the cluster of kubeconfig context `CONTEXT`; without it no cluster is asked")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
-	addPolicyFlags(fs, &o.policy)
+	addPolicyFlags(fs, o)
 	addHelmFlags(fs, o)
 	if name == "check" {
 		fs.StringVar(&o.baseline, "baseline", "", "findings whose fingerprint is in this baseline `FILE` are existing: shown, counted, not failing")
@@ -172,6 +174,9 @@ func (o *options) apply(s *config.Spec) error {
 	if o.requirePinnedBy {
 		s.Images.RequirePinnedBy = true
 	}
+	if o.policiesFromRender {
+		s.PoliciesFromRender = true
+	}
 	if o.noRemote {
 		s.Render.Remote = config.RemoteDeny
 	}
@@ -184,18 +189,18 @@ func (o *options) apply(s *config.Spec) error {
 	if o.kubernetesVersion != "" {
 		s.Schema.KubernetesVersion = o.kubernetesVersion
 	}
-	s.Schema.CRDs = append(s.Schema.CRDs, o.crds...)
+	s.Schema.CRDs = append(s.Schema.CRDs, config.PathEntries(o.crds...)...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
 	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
 	// --policy adds to spec.policies (absolute, so no config directory
 	// applies to them); selftest's policy mutants read spec.policies.
-	policies := append([]string{}, s.Policies...)
+	policies := append([]config.Entry{}, s.Policies...)
 	for _, p := range o.policy.Paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return usageErr("--policy", "%q: %v", p, err)
 		}
-		policies = append(policies, abs)
+		policies = append(policies, config.Entry{Path: abs})
 	}
 	s.Policies = policies
 	for _, r := range o.ruleOverrides {

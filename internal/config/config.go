@@ -49,12 +49,15 @@ type Spec struct {
 	Images Images            `json:"images"`
 	Render Render            `json:"render"`
 	Rules  map[string]string `json:"rules,omitempty"`
-	// Policies are ValidatingAdmissionPolicy files or directories (with
-	// their bindings and params), relative to the config file, evaluated by
-	// the policy rule. `kubectl gate check` evaluates them; the KRM
-	// function rejects them (README "Policies").
-	Policies []string `json:"policies,omitempty"`
-	ArgoCD   ArgoCD   `json:"argocd"`
+	// Policies are ValidatingAdmissionPolicies with their bindings and
+	// params, evaluated by the policy rule: files or directories relative
+	// to the config file (the plugin), or objects inline (both shells;
+	// README "Policies").
+	Policies []Entry `json:"policies,omitempty"`
+	// PoliciesFromRender also evaluates the policies and bindings the
+	// render holds, local-config ones included (= --policies-from-render).
+	PoliciesFromRender bool   `json:"policiesFromRender,omitempty"`
+	ArgoCD             ArgoCD `json:"argocd"`
 	// Schema configures schema validation (rules schema, schema-unknown,
 	// api-removed, api-deprecated).
 	Schema Schema `json:"schema"`
@@ -122,10 +125,10 @@ type Schema struct {
 	// KubernetesVersion is the target cluster's minor ("1.36"); empty means
 	// the newest embedded. The plugin's --kubernetes-version sets it.
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
-	// CRDs are files or directories of CustomResourceDefinitions (the
-	// plugin's --crd), read by the plugin; relative paths are from the
-	// working directory.
-	CRDs []string `json:"crds,omitempty"`
+	// CRDs are CustomResourceDefinitions: files or directories (the
+	// plugin's --crd), read by the plugin, relative paths from the working
+	// directory; or objects inline (both shells).
+	CRDs []Entry `json:"crds,omitempty"`
 	// IgnoreMissing lists "group/Kind" (core kinds as "Kind") allowed to
 	// have no schema; their objects are not validated.
 	IgnoreMissing []string `json:"ignoreMissing,omitempty"`
@@ -277,7 +280,7 @@ func (s *Spec) Validate() error {
 		errs = append(errs, fmt.Errorf("spec.failOn: %q is not error or warning", s.FailOn))
 	}
 	for i, p := range s.Policies {
-		if strings.TrimSpace(p) == "" {
+		if p.Object == nil && strings.TrimSpace(p.Path) == "" {
 			errs = append(errs, fmt.Errorf("spec.policies[%d]: empty path", i))
 		}
 	}

@@ -27,6 +27,9 @@ func walk(v any, t reflect.Type, path string, out *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == reflect.TypeOf(Entry{}) {
+		return // an inline object is checked by its reader (policy, schema)
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)

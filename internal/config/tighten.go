@@ -8,7 +8,7 @@ import "slices"
 // only make the gate stricter: raise a rule's severity, raise digest: to
 // verify, narrow allowedRegistries, raise minResources, set an
 // expectResources the trusted config leaves open, deny remote resources, add podSpecPaths and
-// policies, require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
+// policies (and the render's), require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
 // settings it brings (mirrors, insecure registries, platform) are ignored:
 // they come from the trusted config only (SECURITY.md). With
 // trusted.AllowInTreeLoosening the in-tree object decides alone, as
@@ -42,6 +42,7 @@ func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 		out.Render.Remote = RemoteDeny
 	}
 	out.Policies = append(slices.Clone(trusted.Policies), inTree.Policies...)
+	out.PoliciesFromRender = trusted.PoliciesFromRender || inTree.PoliciesFromRender
 	out.Images.RequirePinnedBy = trusted.Images.RequirePinnedBy || inTree.Images.RequirePinnedBy
 	if inTree.FailOn == FailOnWarning {
 		out.FailOn = FailOnWarning

@@ -35,7 +35,7 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		return nil, err
 	}
 	opts.DropTag = s.o.DropTag
-	rep, err := gate.Run(ctx, u.Resources, opts, deps)
+	rep, err := gate.Run(ctx, u.checked(), opts, deps)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,8 @@ func cloneSpec(s config.Spec) config.Spec {
 	}
 	s.Rules = rulesCopy
 	s.Images.InsecureRegistries = append([]string(nil), s.Images.InsecureRegistries...)
-	s.Schema.CRDs = append([]string(nil), s.Schema.CRDs...)
+	s.Schema.CRDs = append([]config.Entry(nil), s.Schema.CRDs...)
+	s.Policies = append([]config.Entry(nil), s.Policies...)
 	return s
 }
 
@@ -115,17 +116,26 @@ func ruleDefaults() map[string]string {
 	return out
 }
 
-// crdsFor reads the CRDs that --crd and schema.crds name; a path that cannot
-// be read is a usage error (exit 2), never a silently thinner schema set.
+// crdsFor reads the CRDs that --crd and schema.crds name, and takes those
+// written inline; a path that cannot be read is a usage error (exit 2),
+// never a silently thinner schema set.
 func crdsFor(spec *config.Spec) ([]*yaml.RNode, error) {
 	if len(spec.Schema.CRDs) == 0 {
 		return nil, nil
 	}
-	crds, err := schema.LoadCRDFiles(spec.Schema.CRDs)
+	inline, err := spec.Schema.InlineCRDs()
+	if err != nil {
+		return nil, &config.UsageError{Where: "schema.crds", Err: err}
+	}
+	paths := config.Paths(spec.Schema.CRDs)
+	if len(paths) == 0 {
+		return inline, nil
+	}
+	crds, err := schema.LoadCRDFiles(paths)
 	if err != nil {
 		return nil, &config.UsageError{Where: "--crd / schema.crds", Err: err}
 	}
-	return crds, nil
+	return append(crds, inline...), nil
 }
 
 // blame points each finding about a value at the file that set it: an

@@ -99,7 +99,7 @@ func (s *session) renderKustomization(ctx context.Context, dir, helmCmd string, 
 
 // rendered keeps what a kustomize render returned.
 func (u *Unit) rendered(res *render.Result) {
-	u.Resources, u.placement, u.injected, u.remote = res.Resources, res.Placement, res.Injected, res.Remote
+	u.Resources, u.placement, u.injected, u.remote, u.local = res.Resources, res.Placement, res.Injected, res.Remote, res.LocalConfig
 	if obj, ok := res.Config(); ok {
 		u.found = obj
 	}

@@ -18,9 +18,6 @@ type PolicyOptions struct {
 	// Paths are policy files or directories (--policy). The caller adds
 	// them to spec.policies (Options.Flags); Validate loads them once.
 	Paths []string
-	// FromRender also evaluates the ValidatingAdmissionPolicies and
-	// bindings the render holds (--policies-from-render).
-	FromRender bool
 	// NamespaceLabels are the labels of Namespaces the render does not
 	// declare: NS=key=value,key=value (--namespace-labels).
 	NamespaceLabels []string
@@ -70,13 +67,13 @@ func (s *session) policyChecker(spec *config.Spec, u *Unit) (gate.PolicyChecker,
 	case u.found != nil:
 		base = u.dir
 	}
-	for _, p := range spec.Policies {
+	for _, p := range config.Paths(spec.Policies) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(base, p)
 		}
 		paths = append(paths, p)
 	}
-	if len(paths) == 0 && !o.FromRender && len(o.KyvernoPolicies) == 0 && len(o.RegoDirs) == 0 {
+	if len(spec.Policies) == 0 && !spec.PoliciesFromRender && len(o.KyvernoPolicies) == 0 && len(o.RegoDirs) == 0 {
 		return nil, nil
 	}
 	labels, err := o.namespaceLabelMap()
@@ -84,14 +81,18 @@ func (s *session) policyChecker(spec *config.Spec, u *Unit) (gate.PolicyChecker,
 		return nil, err
 	}
 	c := &policy.Checker{
-		FromRender: o.FromRender,
+		FromRender: spec.PoliciesFromRender,
 		Options:    policy.Options{NamespaceLabels: labels},
 		Kyverno:    external.Options{Path: o.Kyverno, Timeout: policy.DefaultToolTimeout},
 		Conftest:   external.Options{Path: o.Conftest, Timeout: policy.DefaultToolTimeout},
 		RegoDirs:   o.RegoDirs,
 	}
-	if len(paths) > 0 {
-		if c.Set, err = policy.LoadPaths(paths); err != nil {
+	if len(spec.Policies) > 0 {
+		inline, err := policy.InlineSources("spec.policies", spec.Policies)
+		if err != nil {
+			return nil, policyUsage(err)
+		}
+		if c.Set, err = policy.LoadAll(paths, inline...); err != nil {
 			return nil, policyUsage(err)
 		}
 	}

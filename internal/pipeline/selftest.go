@@ -79,7 +79,7 @@ func (s *session) selftest(ctx context.Context, u *Unit) *SelftestInput {
 	}
 	// The baseline is judged as check judges the input (Source.finish).
 	finish := func(rep *finding.Report) { u.Source.finish(u, rep) }
-	rows, baseline, err := selftest.RunFinished(ctx, u.Resources, opts, deps, spec.FailOnWarning(), finish)
+	rows, baseline, err := selftest.RunFinished(ctx, u.checked(), opts, deps, spec.FailOnWarning(), finish)
 	if err != nil {
 		return noVerdict(err)
 	}
@@ -99,7 +99,7 @@ func (s *session) selftest(ctx context.Context, u *Unit) *SelftestInput {
 		return in
 	}
 	in.Baseline = BaselinePass
-	more, err := selftest.RunApps(ctx, u.Resources, opts, deps, spec.FailOnWarning())
+	more, err := selftest.RunApps(ctx, u.checked(), opts, deps, spec.FailOnWarning())
 	if err != nil {
 		return noVerdict(err)
 	}

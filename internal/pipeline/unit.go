@@ -38,7 +38,11 @@ type Unit struct {
 	placement []finding.Finding // gate-placement findings of the render
 	found     *config.Object    // the Gate/Pin of the top-level kustomization
 	injected  bool              // origin annotations were switched on by the gate
-	remote    []render.RemoteRef
+	// local are the render's local-config policies: kustomize hands them
+	// to functions and drops them from its output; the rules see them, as
+	// the function's do, and WriteYAML leaves them out.
+	local  []*yaml.RNode
+	remote []render.RemoteRef
 	// apps are the Argo CD Applications (and Flux objects) of the render
 	// with their sources' renders, for the argocd and flux rules.
 	apps []argo.AppSource
@@ -96,6 +100,14 @@ func (u *Unit) WriteYAML(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checked is what the rules see: the render and its local-config policies.
+func (u *Unit) checked() []*yaml.RNode {
+	if len(u.local) == 0 {
+		return u.Resources
+	}
+	return slices.Concat(u.Resources, u.local)
 }
 
 // Source is what a unit renders: one type per kind of source. The types

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -86,7 +87,21 @@ func (c *Checker) checkVAP(ctx context.Context, resources []*yaml.RNode) ([]find
 		}
 		out = append(out, f)
 	}
+	if c.FromRender && !holdsPolicy(resources) {
+		out = append(out, finding.Finding{Rule: RuleID, Severity: finding.SeverityWarning,
+			Message: "--policies-from-render / spec.policiesFromRender: the render holds no ValidatingAdmissionPolicy (local-config ones count), so no policy of the render was evaluated"})
+	}
 	return out, nil
+}
+
+// holdsPolicy reports whether the render declares a ValidatingAdmissionPolicy.
+func holdsPolicy(resources []*yaml.RNode) bool {
+	for _, r := range resources {
+		if r.GetKind() == kindPolicy && strings.HasPrefix(r.GetApiVersion(), admissionGroup+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // severity maps a result to a finding severity: Deny error, Warn warning,

@@ -8,18 +8,26 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // LoadPaths reads policy files and directories (every .yaml, .yml and
 // .json file below a directory) and loads them with [Load]. A path that
 // does not exist or does not parse is a *ConfigError.
 func LoadPaths(paths []string) (*Set, error) {
+	return LoadAll(paths)
+}
+
+// LoadAll is [LoadPaths] with more sources (objects written inline in a
+// config) loaded together with the files.
+func LoadAll(paths []string, more ...Source) (*Set, error) {
 	files, err := PolicyFiles(paths)
 	if err != nil {
 		return nil, err
 	}
-	sources := make([]Source, 0, len(files))
+	sources := make([]Source, 0, len(files)+len(more))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -34,7 +42,7 @@ func LoadPaths(paths []string) (*Set, error) {
 		}
 		sources = append(sources, Source{Name: f, Docs: docs})
 	}
-	return Load(sources...)
+	return Load(append(sources, more...)...)
 }
 
 // PolicyFiles expands directories into their YAML and JSON files, sorted.
@@ -70,6 +78,20 @@ func PolicyFiles(paths []string) ([]string, error) {
 		}
 		sort.Strings(found)
 		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// InlineSources makes a source of each object written inline in a config's
+// list of entries (field "spec.policies"), for [LoadAll].
+func InlineSources(field string, es []config.Entry) ([]Source, error) {
+	places, nodes, err := config.InlineNodes(field, es)
+	if err != nil {
+		return nil, &ConfigError{Source: field, Err: err}
+	}
+	out := make([]Source, len(nodes))
+	for i, n := range nodes {
+		out[i] = Source{Name: places[i], Docs: []*yaml.RNode{n}}
 	}
 	return out, nil
 }

@@ -62,8 +62,11 @@ func (e *SkippedExecError) Error() string {
 // ReadFile reads a file; kustomization files are rewritten.
 func (g *gateFS) ReadFile(path string) ([]byte, error) {
 	data, err := g.FileSystem.ReadFile(path)
-	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+	if err != nil {
 		return data, err
+	}
+	if !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+		return keepLocalPolicies(data), nil
 	}
 	out, err := g.rewrite(path, data)
 	if err != nil {

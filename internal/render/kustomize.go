@@ -59,6 +59,10 @@ type Result struct {
 	// Remote lists the remote resources the kustomizations named (fetched:
 	// remote resources were allowed), for an in-tree render.remote: deny.
 	Remote []RemoteRef
+	// LocalConfig holds the ValidatingAdmissionPolicies and bindings
+	// annotated config.kubernetes.io/local-config: "true" that kustomize
+	// hands its functions and drops from its output (localconfig.go).
+	LocalConfig []*yaml.RNode
 }
 
 // Config returns the Gate or Pin config of the top-level kustomization.
@@ -107,10 +111,12 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: kustomize build: %w%s", dir, err, hint(err, opts))
 	}
-	res := &Result{Dir: dir, Resources: m.ToRNodeSlice(), Found: fs.found, Injected: fs.injected, Remote: remote}
+	res := &Result{Dir: dir, Found: fs.found, Injected: fs.injected, Remote: remote}
+	res.Resources, res.LocalConfig = splitLocal(m.ToRNodeSlice())
 	res.Placement = placement(fs.found)
 	if fs.injected {
 		relativize(res.Resources, abs, dir)
+		relativize(res.LocalConfig, abs, dir)
 	}
 	annotateImageSources(res.Resources, fs.images)
 	relativizeHelmSources(res.Resources)
