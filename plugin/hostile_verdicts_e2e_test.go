@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,20 @@ func verdictCases(t *testing.T) []hostileCase {
 			"  destination: {server: https://kubernetes.default.svc, namespace: shop}\n"
 	}
 	hiddenPod := strings.Replace(podLatest, "name: p}", "name: hidden}", 1)
+	// A policy tool's hostile answer can only come from a stand-in script
+	// (the real kyverno and conftest do not lie on demand): it is put on
+	// PATH as tools/<name>.
+	onPath := []string{"PATH=$DIR/tools:" + os.Getenv("PATH")}
+	tool := func(t *testing.T, dir string) {
+		entries, err := os.ReadDir(filepath.Join(dir, "tools"))
+		must(t, err)
+		for _, e := range entries {
+			must(t, os.Chmod(filepath.Join(dir, "tools", e.Name()), 0o755))
+		}
+	}
+	rego := "package main\n\ndeny contains msg if {\n\tinput.kind == \"Pod\"\n\tmsg := \"no pods\"\n}\n"
+	clusterPolicy := "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: require-pinned}\nspec:\n  rules:\n  - name: pinned\n    match: {any: [{resources: {kinds: [Pod]}}]}\n    validate: {message: pin, pattern: {spec: {containers: [{image: \"*@sha256:*\"}]}}}\n"
+	elsewhere := "#!/bin/sh\ncat <<'EOF'\napiVersion: wgpolicyk8s.io/v1alpha2\nkind: ClusterPolicyReport\nmetadata: {name: merged}\nresults:\n- policy: require-pinned\n  rule: pinned\n  result: pass\n  resources: [{apiVersion: v1, kind: Pod, name: elsewhere, namespace: other}]\nEOF\n"
 	return []hostileCase{
 		// Argo CD's repo-server applies dot-files and, with recurse, the
 		// files of dot-directories (reposerver/repository/repository.go).
@@ -27,5 +43,15 @@ func verdictCases(t *testing.T) []hostileCase {
 		{name: "Argo CD directory source: a .dot/ directory is applied with recurse", args: []string{"check", "-f", "app.yaml", "--apps-root", "."},
 			files: map[string]string{"app.yaml": dirApp("{recurse: true}"), "app/pod.yaml": pinned, "app/.dot/pod.yaml": hiddenPod},
 			code:  1, want: "app/.dot/pod.yaml", stdout: true},
+		// A tool must judge the render (internal/policy/external/judge.go).
+		{name: "conftest prints [] for the render", args: []string{"check", "-f", "pod.yaml", "--rego", "policy"},
+			files: map[string]string{"pod.yaml": pinned, "policy/p.rego": rego, "tools/conftest": "#!/bin/sh\necho '[]'\n"},
+			env:   onPath, setup: tool, code: 3, want: "conftest judged nothing: conftest returned no result ([]) for the render", stdout: true},
+		{name: "conftest answers for another file", args: []string{"check", "-f", "pod.yaml", "--rego", "policy"},
+			files: map[string]string{"pod.yaml": pinned, "policy/p.rego": rego, "tools/conftest": "#!/bin/sh\necho '[{\"filename\": \"other.yaml\", \"namespace\": \"main\", \"successes\": 1}]'\n"},
+			env:   onPath, setup: tool, code: 3, want: "conftest judged something else", stdout: true},
+		{name: "kyverno's PolicyReport judges only objects outside the render", args: []string{"check", "-f", "pod.yaml", "--kyverno-policy", "policy.yaml"},
+			files: map[string]string{"pod.yaml": pinned, "policy.yaml": clusterPolicy, "tools/kyverno": elsewhere},
+			env:   onPath, setup: tool, code: 3, want: `kyverno judged something else: kyverno returned results for "v1 Pod other/elsewhere"`, stdout: true},
 	}
 }

@@ -48,7 +48,9 @@ func (c *Checker) Check(ctx context.Context, resources []*yaml.RNode) ([]finding
 		}
 		out = append(out, fs...)
 	}
-	if len(c.KyvernoPolicies) == 0 && len(c.RegoDirs) == 0 {
+	if len(c.KyvernoPolicies) == 0 && len(c.RegoDirs) == 0 || len(resources) == 0 {
+		// An empty render gives the tools nothing to judge (and a tool must
+		// judge the render): render-empty reports it.
 		return out, nil
 	}
 	// kio.ByteWriter's output, without its deep copy of the render and
@@ -58,7 +60,7 @@ func (c *Checker) Check(ctx context.Context, resources []*yaml.RNode) ([]finding
 		return nil, fmt.Errorf("write the render for the policy tools: %w", err)
 	}
 	if len(c.KyvernoPolicies) > 0 {
-		fs, err := external.Kyverno(ctx, c.Kyverno, c.KyvernoPolicies, c.KyvernoNames, rendered)
+		fs, err := external.Kyverno(ctx, c.Kyverno, c.KyvernoPolicies, c.KyvernoNames, rendered, identities(resources))
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +130,15 @@ func message(r Result) string {
 
 func ref(r *yaml.RNode) *finding.ResourceRef {
 	return &finding.ResourceRef{APIVersion: r.GetApiVersion(), Kind: r.GetKind(), Name: r.GetName(), Namespace: r.GetNamespace()}
+}
+
+// identities names the render's objects for the tools' coverage check.
+func identities(resources []*yaml.RNode) []external.Resource {
+	out := make([]external.Resource, len(resources))
+	for i, r := range resources {
+		out[i] = external.Resource{APIVersion: r.GetApiVersion(), Kind: r.GetKind(), Namespace: r.GetNamespace(), Name: r.GetName()}
+	}
+	return out
 }
 
 func externalFindings(fs []external.Finding, resources []*yaml.RNode) []finding.Finding {

@@ -13,7 +13,9 @@ import (
 // non-zero exit is a crash. A Rego namespace with no result (no rule ran)
 // is Unbound.
 func Conftest(ctx context.Context, opts Options, regoDirs []string, render []byte) ([]Finding, error) {
+	renderPath := ""
 	out, _, err := run(ctx, "conftest", []string{"conftest"}, opts, render, []int{0, 1}, func(r string) []string {
+		renderPath = r
 		args := []string{"test", "--all-namespaces", "--no-color", "--output", "json"}
 		for _, d := range regoDirs {
 			args = append(args, "--policy", d)
@@ -23,9 +25,12 @@ func Conftest(ctx context.Context, opts Options, regoDirs []string, render []byt
 	if err != nil {
 		return nil, err
 	}
-	findings, err := ParseConftest(out)
+	findings, files, err := parseConftest(out)
 	if err != nil {
 		return nil, &NoVerdictError{Tool: "conftest", Reason: "unparseable output", Err: err}
+	}
+	if err := checkConftestCoverage(files, renderPath); err != nil {
+		return nil, err
 	}
 	return findings, nil
 }
@@ -49,25 +54,34 @@ type conftestMessage struct {
 // namespace without any success, failure, warning or exception ran no rule
 // and is Unbound. Anything else than that JSON list is an error.
 func ParseConftest(out []byte) ([]Finding, error) {
+	findings, _, err := parseConftest(out)
+	return findings, err
+}
+
+// parseConftest is ParseConftest that also returns the file name of each
+// result.
+func parseConftest(out []byte) ([]Finding, []string, error) {
 	var results []conftestResult
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	if err := dec.Decode(&results); err != nil {
-		return nil, fmt.Errorf("read conftest JSON: %w", err)
+		return nil, nil, fmt.Errorf("read conftest JSON: %w", err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("read conftest JSON: trailing data after the results")
+		return nil, nil, fmt.Errorf("read conftest JSON: trailing data after the results")
 	}
 	if results == nil {
-		return nil, fmt.Errorf("read conftest JSON: no result list")
+		return nil, nil, fmt.Errorf("read conftest JSON: no result list")
 	}
 	var findings []Finding
+	var files []string
 	ran := map[string]bool{}
 	var namespaces []string
 	for _, r := range results {
 		if r.Namespace == nil || r.Successes == nil || r.Filename == nil {
-			return nil, fmt.Errorf("read conftest JSON: a result without filename, namespace or successes")
+			return nil, nil, fmt.Errorf("read conftest JSON: a result without filename, namespace or successes")
 		}
 		ns := *r.Namespace
+		files = append(files, *r.Filename)
 		if _, ok := ran[ns]; !ok {
 			namespaces = append(namespaces, ns)
 			ran[ns] = false
@@ -89,7 +103,7 @@ func ParseConftest(out []byte) ([]Finding, error) {
 				Message: fmt.Sprintf("conftest ran no rule of namespace %s on the render: it checks nothing", ns)})
 		}
 	}
-	return findings, nil
+	return findings, files, nil
 }
 
 // rule names the Rego rule from the result's metadata when conftest gives

@@ -87,6 +87,56 @@ func TestParseConftest(t *testing.T) {
 	}
 }
 
+// The objects of red.yaml and green.yaml.
+var (
+	redObjects   = []Resource{{"apps/v1", "Deployment", "shop", "web"}, {"v1", "Service", "shop", "web"}}
+	greenObjects = []Resource{{"apps/v1", "Deployment", "shop", "web"}}
+)
+
+// A tool must judge the render it was given: an answer that covers none of
+// its objects, names what it does not hold, or is empty while policies were
+// given is no verdict. The hostile answers come from stand-in scripts
+// (testdata/fake): the real CLIs do not give them on demand.
+func TestRunnersMustJudgeTheRender(t *testing.T) {
+	ctx := context.Background()
+	render := read(t, "red.yaml")
+	policy := []string{abs(t, "kyverno/require-pinned.yaml")}
+	rego := []string{abs(t, "conftest")}
+	for _, c := range []struct{ script, reason, want string }{
+		{"fake/kyverno-outside.sh", "judged something else", `"apps/v1 Deployment shop/elsewhere", which the render does not hold`},
+		{"fake/kyverno-empty.sh", "judged nothing", "no result on any of the render's 2 objects"},
+		{"fake/kyverno-noresults.sh", "judged nothing", "no result on any of the render's 2 objects"},
+	} {
+		t.Run(c.script, func(t *testing.T) {
+			_, err := Kyverno(ctx, Options{Path: abs(t, c.script)}, policy, []string{"require-pinned"}, render, redObjects)
+			noVerdict(t, err, c.reason)
+			if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "kyverno ") {
+				t.Errorf("err %q lacks %q", err, c.want)
+			}
+		})
+	}
+	for _, c := range []struct{ script, reason, want string }{
+		{"fake/conftest-empty.sh", "judged nothing", "no result ([]) for the render"},
+		{"fake/conftest-other.sh", "judged something else", `"/etc/elsewhere.yaml", which is not the render`},
+	} {
+		t.Run(c.script, func(t *testing.T) {
+			_, err := Conftest(ctx, Options{Path: abs(t, c.script)}, rego, render)
+			noVerdict(t, err, c.reason)
+			if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "conftest ") {
+				t.Errorf("err %q lacks %q", err, c.want)
+			}
+		})
+	}
+	// The coverage rules on their own: a result on the render passes, a
+	// namespace-less object is named in "default".
+	if err := checkKyvernoCoverage([]Resource{{"v1", "ConfigMap", "default", "c"}}, []Resource{{"v1", "ConfigMap", "", "c"}}, 1); err != nil {
+		t.Errorf("default namespace: %v", err)
+	}
+	if err := checkConftestCoverage([]string{"render.yaml"}, "/tmp/x/render.yaml"); err != nil {
+		t.Errorf("relative name: %v", err)
+	}
+}
+
 // noVerdict asserts that err is a *NoVerdictError with the given reason.
 func noVerdict(t *testing.T, err error, reason string) {
 	t.Helper()
@@ -116,7 +166,7 @@ func TestRunnersFailClosed(t *testing.T) {
 	for _, c := range cases {
 		opts := Options{Path: abs(t, c.script), Timeout: 300 * time.Millisecond}
 		t.Run("kyverno/"+c.name, func(t *testing.T) {
-			_, err := Kyverno(ctx, opts, policy, []string{"require-pinned"}, render)
+			_, err := Kyverno(ctx, opts, policy, []string{"require-pinned"}, render, redObjects)
 			noVerdict(t, err, c.reason)
 		})
 		t.Run("conftest/"+c.name, func(t *testing.T) {
@@ -128,7 +178,7 @@ func TestRunnersFailClosed(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		_, err := Conftest(ctx, Options{}, rego, render)
 		noVerdict(t, err, "missing")
-		_, err = Kyverno(ctx, Options{}, policy, nil, render)
+		_, err = Kyverno(ctx, Options{}, policy, nil, render, redObjects)
 		noVerdict(t, err, "missing")
 	})
 }
@@ -142,7 +192,7 @@ func TestKyvernoRealCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	policies := []string{abs(t, "kyverno/require-pinned.yaml"), abs(t, "kyverno/unused.yaml")}
-	red, err := Kyverno(ctx, Options{Path: bin}, policies, names, read(t, "red.yaml"))
+	red, err := Kyverno(ctx, Options{Path: bin}, policies, names, read(t, "red.yaml"), redObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +200,28 @@ func TestKyvernoRealCLI(t *testing.T) {
 	if red[0].Policy != "require-pinned" || red[0].Rule != "pinned" || red[0].Resource == nil || red[0].Resource.Name != "web" {
 		t.Errorf("red finding = %+v", red[0])
 	}
-	green, err := Kyverno(ctx, Options{Path: bin}, policies[:1], names[:1], read(t, "green.yaml"))
+	green, err := Kyverno(ctx, Options{Path: bin}, policies[:1], names[:1], read(t, "green.yaml"), greenObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
 	assertFindings(t, "green", green, map[Result]int{})
+	// kyverno names an object the render leaves without a namespace in
+	// "default": still the render's object. A policy that matches nothing
+	// prints no report at all: judged nothing.
+	dir := t.TempDir()
+	pods := filepath.Join(dir, "pods.yaml")
+	if err := os.WriteFile(pods, []byte(strings.NewReplacer("kinds: [Deployment]", "kinds: [Pod]", "name: require-pinned", "name: pods-pinned",
+		"          template:\n            spec:\n              containers:\n              - image", "          containers:\n          - image").Replace(string(read(t, "kyverno/require-pinned.yaml")))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pod := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: nginx}]}\n")
+	fs, err := Kyverno(ctx, Options{Path: bin}, []string{pods}, []string{"pods-pinned"}, pod, []Resource{{"v1", "Pod", "", "p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFindings(t, "namespace-less pod", fs, map[Result]int{Fail: 1})
+	_, err = Kyverno(ctx, Options{Path: bin}, policies[:1], names[:1], pod, []Resource{{"v1", "Pod", "", "p"}})
+	noVerdict(t, err, "judged nothing")
 }
 
 func TestConftestRealCLI(t *testing.T) {

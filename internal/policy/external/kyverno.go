@@ -14,9 +14,11 @@ import (
 // Kyverno runs `kyverno apply POLICY… --resource RENDER --policy-report`
 // and reads the PolicyReports it prints. policies are files or
 // directories; policyNames are the names of the policies they hold (see
-// [PolicyNames]), so that a policy with no result is reported Unbound.
-// kyverno exits 1 when a rule fails; any other non-zero exit is a crash.
-func Kyverno(ctx context.Context, opts Options, policies []string, policyNames []string, render []byte) ([]Finding, error) {
+// [PolicyNames]), so that a policy with no result is reported Unbound;
+// objects are the render's objects, which kyverno's results must cover
+// (see judge.go). kyverno exits 1 when a rule fails; any other non-zero
+// exit is a crash.
+func Kyverno(ctx context.Context, opts Options, policies []string, policyNames []string, render []byte, objects []Resource) ([]Finding, error) {
 	out, _, err := run(ctx, "kyverno", []string{"kyverno", "kubectl-kyverno"}, opts, render, []int{0, 1}, func(r string) []string {
 		args := append([]string{"apply"}, policies...)
 		return append(args, "--resource", r, "--policy-report", "--remove-color")
@@ -24,9 +26,12 @@ func Kyverno(ctx context.Context, opts Options, policies []string, policyNames [
 	if err != nil {
 		return nil, err
 	}
-	findings, seen, err := ParseKyvernoReport(out)
+	findings, seen, judged, err := parseKyverno(out)
 	if err != nil {
 		return nil, &NoVerdictError{Tool: "kyverno", Reason: "unparseable output", Err: err}
+	}
+	if err := checkKyvernoCoverage(judged, objects, len(policyNames)); err != nil {
+		return nil, err
 	}
 	return append(findings, unbound("kyverno", policyNames, seen)...), nil
 }
@@ -38,6 +43,13 @@ func Kyverno(ctx context.Context, opts Options, policies []string, policyNames [
 // all policies with any result. Empty output means no result at all. A
 // skipped or invalid policy did not run: an Error finding.
 func ParseKyvernoReport(out []byte) ([]Finding, map[string]bool, error) {
+	findings, seen, _, err := parseKyverno(out)
+	return findings, seen, err
+}
+
+// parseKyverno is ParseKyvernoReport that also returns every resource a
+// result names, passing ones too.
+func parseKyverno(out []byte) (_ []Finding, _ map[string]bool, judged []Resource, _ error) {
 	seen := map[string]bool{}
 	text := string(out)
 	start := strings.Index(text, "apiVersion:")
@@ -48,32 +60,32 @@ func ParseKyvernoReport(out []byte) ([]Finding, map[string]bool, error) {
 	}
 	skipped, err := kyvernoSkipped(head)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	findings = append(findings, skipped...)
 	if start < 0 {
-		return findings, seen, nil
+		return findings, seen, judged, nil
 	}
 	docs, err := kio.FromBytes([]byte(text[start:]))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the policy report: %w", err)
+		return nil, nil, nil, fmt.Errorf("read the policy report: %w", err)
 	}
 	reports := 0
 	for _, d := range docs {
 		if !strings.HasSuffix(d.GetKind(), "PolicyReport") && d.GetKind() != "Report" && d.GetKind() != "ClusterReport" {
-			return nil, nil, fmt.Errorf("read the policy report: unexpected %s %s", d.GetApiVersion(), d.GetKind())
+			return nil, nil, nil, fmt.Errorf("read the policy report: unexpected %s %s", d.GetApiVersion(), d.GetKind())
 		}
 		reports++
-		fs, err := kyvernoResults(d, seen)
+		fs, err := kyvernoResults(d, seen, &judged)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		findings = append(findings, fs...)
 	}
 	if reports == 0 {
-		return nil, nil, errors.New("read the policy report: no report document")
+		return nil, nil, nil, errors.New("read the policy report: no report document")
 	}
-	return findings, seen, nil
+	return findings, seen, judged, nil
 }
 
 func kyvernoSkipped(head string) ([]Finding, error) {
@@ -101,7 +113,7 @@ func kyvernoSkipped(head string) ([]Finding, error) {
 	return out, nil
 }
 
-func kyvernoResults(d *yaml.RNode, seen map[string]bool) ([]Finding, error) {
+func kyvernoResults(d *yaml.RNode, seen map[string]bool, judged *[]Resource) ([]Finding, error) {
 	results, err := d.Pipe(yaml.Lookup("results"))
 	if err != nil || results == nil {
 		return nil, err
@@ -117,6 +129,14 @@ func kyvernoResults(d *yaml.RNode, seen map[string]bool) ([]Finding, error) {
 			return nil, fmt.Errorf("read the policy report: a result without policy or result")
 		}
 		seen[policy] = true
+		resources, _ := r.Pipe(yaml.Lookup("resources"))
+		var items []*yaml.RNode
+		if resources != nil {
+			items, _ = resources.Elements()
+		}
+		for _, it := range items {
+			*judged = append(*judged, Resource{APIVersion: field(it, "apiVersion"), Kind: field(it, "kind"), Namespace: field(it, "namespace"), Name: field(it, "name")})
+		}
 		var res Result
 		switch result {
 		case "pass", "skip":
@@ -131,12 +151,6 @@ func kyvernoResults(d *yaml.RNode, seen map[string]bool) ([]Finding, error) {
 			return nil, fmt.Errorf("read the policy report: unknown result %q", result)
 		}
 		f := Finding{Tool: "kyverno", Policy: policy, Rule: rule, Result: res, Message: field(r, "message")}
-		resources, _ := r.Pipe(yaml.Lookup("resources"))
-		if resources == nil {
-			out = append(out, f)
-			continue
-		}
-		items, _ := resources.Elements()
 		for _, it := range items {
 			g := f
 			g.Resource = &Resource{APIVersion: field(it, "apiVersion"), Kind: field(it, "kind"), Namespace: field(it, "namespace"), Name: field(it, "name")}

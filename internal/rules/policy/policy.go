@@ -15,7 +15,7 @@ var Policy = rules.Rule{
 	ID: "policy", Default: finding.SeverityError, Family: "policy", MayNoVerdict: true,
 	Doc: "a configured policy rejects an object: a ValidatingAdmissionPolicy (--policy, spec.policies, --policies-from-render) evaluated as the API server would on create " +
 		"(validationActions Deny → error, Warn → warning, Audit → info), or a Kyverno/Rego policy run by kyverno/conftest (--kyverno-policy, --rego); " +
-		"a policy that checks nothing is a warning, an authorizer check or a tool that is missing, crashes, times out or prints what does not parse is no verdict",
+		"a policy that checks nothing is a warning, an authorizer check or a tool that is missing, crashes, times out, prints what does not parse or judged none of the render (or something else) is no verdict",
 	Outage:   "the API server rejects the deploy half-way, or a policy tool's red lines scroll past in a pipeline that stays green",
 	Mutation: "unpin an image, drop resource limits, let a blue/green promote itself",
 	Check:    func(c *rules.Context) []finding.Finding { return c.Policy },
