@@ -33,6 +33,7 @@ type options struct {
 	repoURLs           []string
 	ruleOverrides      []string
 	excludeApps        []string
+	imageFields        []string
 	digest             string
 	maxInputBytes      int64
 
@@ -80,6 +81,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.digest, "digest", "", "image digest mode: require|verify|off (default from config: require)")
 	fs.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "validate schemas for this Kubernetes minor, e.g. 1.35 (default: the newest embedded)")
 	fs.StringArrayVar(&o.crds, "crd", nil, "CustomResourceDefinitions for schema validation from a FILE or DIR (repeatable)")
+	fs.StringArrayVar(&o.imageFields, "image-field", nil, "also read the image reference in this string field of KIND, `KIND:PATH` (e.g. Engine:spec.runners[].imageRef; = spec.images.fields; repeatable)")
 	fs.BoolVar(&o.requirePinnedBy, "require-pinned-by", false, "fail workloads the Pin transformer did not stamp (proves the KRM step ran)")
 	fs.BoolVar(&o.enableAlphaPlugins, "enable-alpha-plugins", false, "run KRM functions during the render, as kustomize does")
 	fs.BoolVar(&o.enableExec, "enable-exec", false, "with --enable-alpha-plugins, run exec KRM functions")
@@ -192,6 +194,13 @@ func (o *options) apply(s *config.Spec) error {
 	s.Schema.CRDs = append(s.Schema.CRDs, config.PathEntries(o.crds...)...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
 	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
+	for _, f := range o.imageFields {
+		kind, path, ok := strings.Cut(f, ":")
+		if !ok || kind == "" || path == "" {
+			return usageErr("--image-field", "%q is not KIND:PATH (Engine:spec.runners[].imageRef)", f)
+		}
+		s.Images.Fields = append(s.Images.Fields, config.ImageField{Kind: kind, Path: path})
+	}
 	// --policy adds to spec.policies (absolute, so no config directory
 	// applies to them); selftest's policy mutants read spec.policies.
 	policies := append([]config.Entry{}, s.Policies...)
@@ -266,5 +275,5 @@ func (o *options) pipelineOptions(base *config.Object, version string, progress 
 // digest mode, failOn, pinned-by, expected resources, schema target).
 func (o *options) verdictFlags() bool {
 	return len(o.ruleOverrides) > 0 || o.digest != "" || o.failOn == config.FailOnWarning || o.requirePinnedBy ||
-		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0
+		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0 || len(o.imageFields) > 0
 }

@@ -106,6 +106,9 @@ type Images struct {
 	Platform string `json:"platform,omitempty"`
 	// PodSpecPaths adds pod spec locations for custom kinds.
 	PodSpecPaths []PodSpecPath `json:"podSpecPaths,omitempty"`
+	// Fields adds string fields that hold an image reference in custom
+	// kinds, beyond every field named image, which is read by default.
+	Fields []ImageField `json:"fields,omitempty"`
 	// RequirePinnedBy fails workloads without the Pin transformer's
 	// kubectl-gate.dev/pinned stamp (image-pinned-by): it proves the Pin
 	// step ran. The plugin's --require-pinned-by sets it.
@@ -116,6 +119,15 @@ type Images struct {
 // ("spec.runner.template.spec"); a key followed by "[]" stands for every
 // item of that list ("spec.templates[].template.spec").
 type PodSpecPath struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"`
+}
+
+// ImageField is a string field holding an image reference in a custom
+// kind, as a dotted path ending at the field ("spec.server.imageRef"); a
+// key followed by "[]" stands for every item of that list
+// ("spec.engines[].imageRef"). The plugin's --image-field KIND:PATH adds one.
+type ImageField struct {
 	Kind string `json:"kind"`
 	Path string `json:"path"`
 }
@@ -289,6 +301,13 @@ func (s *Spec) Validate() error {
 			errs = append(errs, fmt.Errorf("spec.images.podSpecPaths[%d]: kind and path are required", i))
 		} else if !validPodSpecPath(p.Path) {
 			errs = append(errs, fmt.Errorf("spec.images.podSpecPaths[%d].path: %q is not dotted keys, each optionally followed by [] for every item of a list (spec.templates[].template.spec)", i, p.Path))
+		}
+	}
+	for i, f := range s.Images.Fields {
+		if f.Kind == "" || f.Path == "" {
+			errs = append(errs, fmt.Errorf("spec.images.fields[%d]: kind and path are required", i))
+		} else if !validPodSpecPath(f.Path) || strings.HasSuffix(f.Path, "[]") {
+			errs = append(errs, fmt.Errorf("spec.images.fields[%d].path: %q is not dotted keys ending at a string field, each list written key[] (spec.engines[].imageRef)", i, f.Path))
 		}
 	}
 	for _, id := range sortedKeys(s.Rules) {

@@ -28,6 +28,7 @@ func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 	out.Images.Digest = stricter(digestRank, trusted.Images.Digest, inTree.Images.Digest)
 	out.Images.AllowedRegistries = narrower(trusted.Images.AllowedRegistries, inTree.Images.AllowedRegistries)
 	out.Images.PodSpecPaths = append(slices.Clone(trusted.Images.PodSpecPaths), inTree.Images.PodSpecPaths...)
+	out.Images.Fields = append(slices.Clone(trusted.Images.Fields), inTree.Images.Fields...)
 	// Registry settings (mirrors, insecure registries, platform) decide who
 	// answers what a tag means: they come from the trusted config only (an
 	// in-tree mirror would let a pull request choose the digests pinned

@@ -10,30 +10,55 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
-// PodSpecPath is a pod spec location in a custom kind.
+// PodSpecPath is a configured image location in a custom kind: a pod spec
+// (spec.images.podSpecPaths) or, with Field set, a string field holding an
+// image reference (spec.images.fields).
 type PodSpecPath struct {
 	Kind string
 	// Path is dotted; a segment ending in "[]" stands for every item of a
-	// list, e.g. "spec.templates[].template.spec".
+	// list, e.g. "spec.templates[].template.spec". A Field path ends at the
+	// string field ("spec.engines[].imageRef").
 	Path string
+	// Field is set when Path names an image field, not a pod spec.
+	Field bool
 }
 
-// Container is one image field in a rendered object.
+// Container is one image field in a rendered object: a container's image,
+// or an image field of a custom kind (Field set).
 type Container struct {
-	// Node is the container map; SetImage rewrites its image field.
+	// Node is the mapping that holds the image field; SetImage rewrites it.
 	Node *yaml.RNode
-	// Name is the container's name.
+	// Name is the container's name ("" for a field).
 	Name string
 	// Image is the image reference as written.
 	Image string
 	// Path is the image field's path, e.g.
-	// "spec.template.spec.containers[0].image".
+	// "spec.template.spec.containers[0].image" or "spec.executor.image".
 	Path string
+	// Key is the field of Node that holds the image; "" means "image".
+	Key string
+	// Field is set for an image field that is not a container's: a field
+	// named image found by name (Prometheus spec.image, SparkApplication
+	// spec.executor.image), an image volume's reference, a configured field.
+	Field bool
+}
+
+// Describe names the image's place for a message: `container "web"` or
+// `field spec.image`.
+func (c *Container) Describe() string {
+	if c.Field {
+		return "field " + c.Path
+	}
+	return fmt.Sprintf("container %q", c.Name)
 }
 
 // SetImage rewrites the container's image.
 func (c *Container) SetImage(image string) error {
-	v := yamlpath.Field(c.Node.YNode(), "image")
+	key := c.Key
+	if key == "" {
+		key = "image"
+	}
+	v := yamlpath.Field(c.Node.YNode(), key)
 	if v == nil || v.Kind != yaml.ScalarNode {
 		return fmt.Errorf("setting %s: the image field is not a string", c.Path)
 	}
@@ -57,22 +82,37 @@ var otherLists = map[string]bool{"sidecars": true, "steps": true}
 // Tekton's stepTemplate.
 var singles = map[string]bool{"container": true, "script": true, "stepTemplate": true}
 
-// Find returns every container image of an object: every container list
-// (containers, initContainers, ephemeralContainers, sidecars, steps) and every
-// single container (container, script, stepTemplate) at any depth of the
-// object, outside metadata and status, plus the configured pod spec paths of
-// its kind. A workload nested in any CRD is found without configuration.
+// Find returns every image of an object: every container list (containers,
+// initContainers, ephemeralContainers, sidecars, steps), every single
+// container (container, script, stepTemplate) and every image volume's
+// reference at any depth of the object, outside metadata and status; the
+// well-known image fields of its kind (KnownFields) and the configured pod
+// spec paths and image fields of its kind; and every other string field
+// named image that holds a valid image reference (see guessable). A
+// workload nested in any CRD is found without configuration.
 func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
 	if obj == nil || Describes(obj) {
 		return nil
 	}
-	w := walker{}
 	root := obj.YNode()
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil
+	}
+	apiVersion, kind := yamlpath.String(root, "apiVersion"), yamlpath.String(root, "kind")
+	group, _, _ := strings.Cut(apiVersion, "/")
+	if !strings.Contains(apiVersion, "/") {
+		group = ""
+	}
+	declared := declaredFields(root, group, kind, extra)
+	w := walker{fields: map[*yaml.Node]bool{}, guess: guessable(group, kind)}
+	for _, c := range declared {
+		w.fields[yamlpath.Field(c.Node.YNode(), c.Key)] = true
+	}
+	if w.guess {
+		w.guessField(root, "")
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := root.Content[i].Value
@@ -81,9 +121,9 @@ func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
 		}
 		w.visitKey(k, root.Content[i+1])
 	}
-	kind := yamlpath.String(root, "kind")
+	w.out = append(w.out, declared...)
 	for _, e := range extra {
-		if e.Kind != kind {
+		if e.Kind != kind || e.Field {
 			continue
 		}
 		if w.seen == nil {
@@ -113,11 +153,22 @@ type walker struct {
 	path []string
 	out  []Container
 	seen map[*yaml.Node]bool // containers found, for configured paths
+	// fields are the image fields' value nodes already declared (known or
+	// configured), which the walk by name must not add again.
+	fields map[*yaml.Node]bool
+	// guess: add string fields named image found by name (guessable).
+	guess bool
+	// noGuess counts the enclosing subtrees where fields are not guessed.
+	noGuess int
 }
 
 func (w *walker) visitKey(key string, v *yaml.Node) {
 	w.path = append(w.path, key)
 	defer func() { w.path = w.path[:len(w.path)-1] }()
+	if chartValues[key] {
+		w.noGuess++
+		defer func() { w.noGuess-- }()
+	}
 	switch v.Kind {
 	case yaml.MappingNode:
 		if singles[key] && hasImage(v) {
@@ -131,8 +182,12 @@ func (w *walker) visitKey(key string, v *yaml.Node) {
 }
 
 // mapping visits a mapping: its container lists first, in pod spec order,
-// then every other key in document order.
+// then every other key in document order. A mapping that is not a
+// container but has a string field named image is an image field.
 func (w *walker) mapping(m *yaml.Node) {
+	if w.guess && w.noGuess == 0 {
+		w.guessField(m, strings.Join(w.path, "."))
+	}
 	if w.podSpec(m, false) {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			if k := m.Content[i].Value; k != "initContainers" && k != "containers" && k != "ephemeralContainers" {
@@ -171,7 +226,30 @@ func (w *walker) podSpec(m *yaml.Node, configured bool) bool {
 		}
 		w.path = w.path[:len(w.path)-1]
 	}
+	if !configured {
+		w.imageVolumes(m)
+	}
 	return found
+}
+
+// imageVolumes adds the references of a pod spec's image volumes
+// (volumes[].image.reference, Kubernetes 1.31+): the kubelet pulls them
+// like container images, and kustomize's images transformer edits them.
+func (w *walker) imageVolumes(m *yaml.Node) {
+	seq := yamlpath.Field(m, "volumes")
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return
+	}
+	base := strings.Join(w.path, ".")
+	for i, v := range seq.Content {
+		img := yamlpath.Field(v, "image")
+		ref := yamlpath.Field(img, "reference")
+		if ref == nil || ref.Kind != yaml.ScalarNode {
+			continue
+		}
+		w.out = append(w.out, Container{Node: yaml.NewRNode(img), Image: ref.Value, Key: "reference", Field: true,
+			Path: joinPath(base, "volumes["+strconv.Itoa(i)+"].image.reference")})
+	}
 }
 
 // list visits a sequence: items with an image are containers when the key
@@ -212,6 +290,46 @@ func (w *walker) add(c *yaml.Node, suffix string) {
 		Image: img.Value,
 		Path:  strings.Join(w.path, ".") + suffix + ".image",
 	})
+}
+
+// guessField adds m's string field named image, found by its name, unless
+// a known or configured field already holds it or the container walk reads
+// m as a container.
+func (w *walker) guessField(m *yaml.Node, at string) {
+	v := yamlpath.Field(m, "image")
+	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != yaml.NodeTagString || w.fields[v] {
+		return
+	}
+	if _, ok := Parse(v.Value); !ok || strings.ContainsAny(v.Value, " \t\n") || compound(m, v.Value) {
+		return
+	}
+	w.fields[v] = true
+	w.out = append(w.out, Container{Node: yaml.NewRNode(m), Image: v.Value, Key: "image", Field: true,
+		Path: joinPath(at, "image")})
+}
+
+// compound reports an image field that names only a repository beside a
+// tag or version field: the controller joins them (argocd-operator's ArgoCD
+// spec.image + spec.version, chart values' image + tag), so the field alone
+// is not what runs and a digest written into it would break the join.
+func compound(m *yaml.Node, image string) bool {
+	ref, ok := Parse(image)
+	if !ok || ref.Tag != "" || ref.HasDigest() {
+		return false
+	}
+	for _, k := range []string{"tag", "version", "imageTag"} {
+		if f := yamlpath.Field(m, k); f != nil && f.Kind == yaml.ScalarNode {
+			return true
+		}
+	}
+	return false
+}
+
+func joinPath(base, rest string) string {
+	if base == "" {
+		return rest
+	}
+	return base + "." + rest
 }
 
 func hasImage(c *yaml.Node) bool {

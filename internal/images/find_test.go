@@ -49,7 +49,7 @@ func TestFindIgnoresObjectsWithoutPodSpecs(t *testing.T) {
 	for _, doc := range []string{
 		"kind: ConfigMap\ndata: {image: nginx:latest}",
 		"kind: Service\nspec: {selector: {app: web}}",
-		"apiVersion: example.com/v1\nkind: Thing\nspec:\n  template:\n    spec: {image: nginx}",
+		"apiVersion: v1\nkind: Secret\nstringData: {image: nginx:latest}",
 	} {
 		if got := Find(yaml.MustParse(doc), nil); len(got) != 0 {
 			t.Errorf("%q: found %+v", doc, got)
@@ -104,5 +104,77 @@ func TestParse(t *testing.T) {
 	}
 	if got := r.WithDigest(d, true); got != "nginx@"+d {
 		t.Errorf("WithDigest(dropTag) = %s", got)
+	}
+}
+
+func TestFindImageFields(t *testing.T) {
+	d := "@sha256:" + strings.Repeat("c", 64)
+	cases := []struct {
+		name, doc string
+		extra     []PodSpecPath
+		want      []string // path=image of every field found, in order
+	}{
+		{"Prometheus and its Thanos sidecar (kube-prometheus-stack)", "apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nspec:\n  image: quay.io/prometheus/prometheus:v3.5.0\n  version: v3.5.0\n  thanos: {image: quay.io/thanos/thanos:v0.39.2}\n",
+			nil, []string{"spec.image=quay.io/prometheus/prometheus:v3.5.0", "spec.thanos.image=quay.io/thanos/thanos:v0.39.2"}},
+		{"Alertmanager: a known field is kept even when it is no reference", "apiVersion: monitoring.coreos.com/v1\nkind: Alertmanager\nspec: {image: 'Not An Image'}\n",
+			nil, []string{"spec.image=Not An Image"}},
+		{"SparkApplication", "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nspec:\n  image: spark:3.5.5\n  driver: {cores: 1, image: spark-driver:3.5.5}\n  executor: {instances: 2, image: spark-exec" + d + "}\n",
+			nil, []string{"spec.image=spark:3.5.5", "spec.driver.image=spark-driver:3.5.5", "spec.executor.image=spark-exec" + d}},
+		{"any CRD, any depth, by name", "apiVersion: example.com/v1\nkind: Thing\nspec:\n  template:\n    spec: {image: nginx}\n  engines:\n  - {name: a, image: 'ghcr.io/acme/engine:1'}\n",
+			nil, []string{"spec.template.spec.image=nginx", "spec.engines[0].image=ghcr.io/acme/engine:1"}},
+		{"by name: only a string that is a reference", "apiVersion: example.com/v1\nkind: Thing\nspec:\n  a: {image: true}\n  b: {image: 'two words'}\n  c: {image: ''}\n  d: {image: {repository: nginx, tag: '1'}}\n",
+			nil, nil},
+		{"metadata and status are not read", "apiVersion: example.com/v1\nkind: Thing\nmetadata: {labels: {image: nginx}}\nstatus: {image: nginx:1}\n", nil, nil},
+		{"a repository joined with a version (argocd-operator)", "apiVersion: argoproj.io/v1beta1\nkind: ArgoCD\nspec:\n  image: quay.io/argoproj/argocd\n  version: v3.1.0\n  redis: {image: redis, version: '7.2'}\n  sso: {dex: {image: ghcr.io/dexidp/dex:v2.43.0}}\n",
+			nil, []string{"spec.sso.dex.image=ghcr.io/dexidp/dex:v2.43.0"}},
+		{"Flux image automation scans a repository", "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nspec: {image: ghcr.io/stefanprodan/podinfo, interval: 5m}\n", nil, nil},
+		{"chart values are the chart's input", "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nspec:\n  values:\n    image: nginx:1.27\n    sidecar: {image: busybox}\n", nil, nil},
+		{"an Application's valuesObject", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nspec:\n  source:\n    helm: {valuesObject: {image: nginx:1.27}}\n", nil, nil},
+		{"ConfigMap data", "apiVersion: v1\nkind: ConfigMap\ndata: {image: nginx:1}\n", nil, nil},
+		{"image volumes", "kind: Pod\nspec:\n  containers: [{name: a, image: app:1}]\n  volumes:\n  - {name: models, image: {reference: 'ghcr.io/acme/models:v2', pullPolicy: IfNotPresent}}\n  - {name: tmp, emptyDir: {}}\n",
+			nil, []string{"spec.containers[0].image=app:1", "spec.volumes[0].image.reference=ghcr.io/acme/models:v2"}},
+		{"Argo Workflows container and script are containers, not fields", "apiVersion: argoproj.io/v1alpha1\nkind: WorkflowTemplate\nspec:\n  templates:\n  - name: a\n    container: {image: alpine:3.20}\n  - name: b\n    script: {image: python:3.13, source: print(1)}\n",
+			nil, []string{"spec.templates[0].container.image=alpine:3.20", "spec.templates[1].script.image=python:3.13"}},
+		{"a configured field under any name", "apiVersion: example.com/v1\nkind: Engine\nspec:\n  runners:\n  - {imageRef: 'ghcr.io/acme/runner:1'}\n  - {imageRef: 'Bad Ref'}\n",
+			[]PodSpecPath{{Kind: "Engine", Path: "spec.runners[].imageRef", Field: true}}, []string{"spec.runners[0].imageRef=ghcr.io/acme/runner:1", "spec.runners[1].imageRef=Bad Ref"}},
+		{"a configured field named image is found once", "apiVersion: example.com/v1\nkind: Engine\nspec: {image: 'ghcr.io/acme/e:1'}\n",
+			[]PodSpecPath{{Kind: "Engine", Path: "spec.image", Field: true}}, []string{"spec.image=ghcr.io/acme/e:1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, f := range Find(yaml.MustParse(c.doc), c.extra) {
+				got = append(got, f.Path+"="+f.Image)
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("found\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}
+
+func TestSetImageField(t *testing.T) {
+	obj := yaml.MustParse("apiVersion: example.com/v1\nkind: Engine\nspec:\n  runner: {imageRef: 'acme/r:1' } # keep\n  image: acme/e:2\n")
+	d := "@sha256:" + strings.Repeat("a", 64)
+	for _, c := range Find(obj, []PodSpecPath{{Kind: "Engine", Path: "spec.runner.imageRef", Field: true}}) {
+		if err := c.SetImage(c.Image + d); err != nil {
+			t.Fatal(err)
+		}
+		if c.Describe() != "field "+c.Path {
+			t.Errorf("Describe() = %q", c.Describe())
+		}
+	}
+	s := obj.MustString()
+	if !strings.Contains(s, "imageRef: 'acme/r:1"+d+"'") && !strings.Contains(s, "imageRef: acme/r:1"+d) || !strings.Contains(s, "image: acme/e:2"+d) || !strings.Contains(s, "# keep") {
+		t.Errorf("rewritten:\n%s", s)
+	}
+}
+
+func TestUnmatchedField(t *testing.T) {
+	objs := []*yaml.RNode{yaml.MustParse("apiVersion: example.com/v1\nkind: Engine\nspec: {runner: {imageRef: a:1}}\n")}
+	extra := []PodSpecPath{{Kind: "Engine", Path: "spec.runner.imageRef", Field: true}, {Kind: "Engine", Path: "spec.runners[].imageRef", Field: true}, {Kind: "Other", Path: "spec.x", Field: true}}
+	got := Unmatched(objs, extra)
+	if len(got) != 1 || got[0].Path != "spec.runners[].imageRef" {
+		t.Fatalf("unmatched = %+v", got)
 	}
 }

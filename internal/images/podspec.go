@@ -62,6 +62,9 @@ func PodSpecs(obj *yaml.RNode, extra []PodSpecPath) []PodSpec {
 	seen := map[*yaml.Node]bool{}
 	var out []PodSpec
 	for _, c := range Find(obj, extra) {
+		if c.Field {
+			continue
+		}
 		// A container's path ends in ".<list>[i].image": its pod spec is the
 		// mapping two segments up.
 		p := c.Path
@@ -128,7 +131,7 @@ func Unmatched(resources []*yaml.RNode, extra []PodSpecPath) []PodSpecPath {
 				continue
 			}
 			held = true
-			if len(Resolve(obj, e.Path)) > 0 {
+			if e.Field && len(fieldsAt(obj.YNode(), e.Path)) > 0 || !e.Field && len(Resolve(obj, e.Path)) > 0 {
 				matched = true
 				break
 			}
@@ -140,15 +143,18 @@ func Unmatched(resources []*yaml.RNode, extra []PodSpecPath) []PodSpecPath {
 	return out
 }
 
-// ConfiguredPaths returns the pod spec paths of a gate config
-// (spec.images.podSpecPaths).
+// ConfiguredPaths returns the pod spec paths and image fields of a gate
+// config (spec.images.podSpecPaths, spec.images.fields).
 func ConfiguredPaths(s *config.Spec) []PodSpecPath {
-	if s == nil || len(s.Images.PodSpecPaths) == 0 {
+	if s == nil || len(s.Images.PodSpecPaths)+len(s.Images.Fields) == 0 {
 		return nil
 	}
-	out := make([]PodSpecPath, len(s.Images.PodSpecPaths))
-	for i, p := range s.Images.PodSpecPaths {
-		out[i] = PodSpecPath{Kind: p.Kind, Path: p.Path}
+	out := make([]PodSpecPath, 0, len(s.Images.PodSpecPaths)+len(s.Images.Fields))
+	for _, p := range s.Images.PodSpecPaths {
+		out = append(out, PodSpecPath{Kind: p.Kind, Path: p.Path})
+	}
+	for _, f := range s.Images.Fields {
+		out = append(out, PodSpecPath{Kind: f.Kind, Path: f.Path, Field: true})
 	}
 	return out
 }

@@ -88,6 +88,9 @@ func expectedFromRender(render []*yaml.RNode, extra []images.PodSpecPath) []Expe
 		}
 		run := mustRun(obj.GetKind(), replicas(obj))
 		for _, c := range images.Find(obj, extra) {
+			if c.Field {
+				continue // an operator's pods run it (Prometheus spec.image), not the Application's
+			}
 			out = addExpected(out, c.Image, run)
 		}
 	}

@@ -110,7 +110,7 @@ func (s *session) reached(ctx context.Context, dir string, helmCmd string, extra
 		return nil
 	}
 	slices.Sort(missed)
-	return fmt.Errorf("kustomize's images: would not pin every image of the render: %s still render(s) without digest after the write; pin the render instead (kubectl gate pin -k %s, or the Pin KRM function)",
+	return fmt.Errorf("kustomize's images: would not pin every image of the render: %s still render(s) without digest after the write; pin the render instead (kubectl gate pin -k %s, or the Pin KRM function), or, for an image field of a custom resource, name it in the kustomization's configurations: (images: [{kind: Prometheus, path: spec/image}])",
 		strings.Join(missed, ", "), dir)
 }
 

@@ -35,9 +35,9 @@ func checkImageDigest(c *rules.Context) []finding.Finding {
 	eachImage(c, func(w workloadImage) {
 		switch {
 		case !w.ok:
-			out = append(out, imageFinding("image-digest", finding.SeverityError, w, "container %q: %q is not a valid image reference", w.c.Name, w.c.Image))
+			out = append(out, imageFinding("image-digest", finding.SeverityError, w, "%s: %q is not a valid image reference", w.c.Describe(), w.c.Image))
 		case w.ref.HasDigest() && !w.ref.ValidDigest():
-			out = append(out, imageFinding("image-digest", finding.SeverityError, w, "container %q: image %q has a malformed digest", w.c.Name, w.c.Image))
+			out = append(out, imageFinding("image-digest", finding.SeverityError, w, "%s: image %q has a malformed digest", w.c.Describe(), w.c.Image))
 		case !w.ref.HasDigest():
 			if c.Pinning && c.Resolutions[w.c.Image].Err != nil {
 				return // image-resolve reports why it could not be pinned
@@ -46,7 +46,7 @@ func checkImageDigest(c *rules.Context) []finding.Finding {
 			if w.ref.Tag == "" {
 				what = "no tag (implicit latest)"
 			}
-			out = append(out, imageFinding("image-digest", finding.SeverityError, w, "container %q: image %q is not pinned by digest (%s)", w.c.Name, w.c.Image, what))
+			out = append(out, imageFinding("image-digest", finding.SeverityError, w, "%s: image %q is not pinned by digest (%s)", w.c.Describe(), w.c.Image, what))
 		}
 	})
 	return out

@@ -188,3 +188,66 @@ func TestImagePodSpecPath(t *testing.T) {
 		t.Errorf("image-digest on a nested pod spec = %+v", got)
 	}
 }
+
+// kubePrometheus is the shape of kube-prometheus-stack's render: every pod
+// image pinned, Prometheus and Alertmanager run by tag through spec.image.
+const kubePrometheus = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: kps-operator, namespace: monitoring}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: operator, image: "quay.io/prometheus-operator/prometheus-operator:v0.86.0@` + digestA + `"}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {name: kps-prometheus, namespace: monitoring}
+spec:
+  image: "quay.io/prometheus/prometheus:v3.7.3"
+  version: v3.7.3
+  replicas: 1
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Alertmanager
+metadata: {name: kps-alertmanager, namespace: monitoring}
+spec:
+  image: "quay.io/prometheus/alertmanager:v0.28.1@` + digestA + `"
+  version: v0.28.1
+`
+
+func TestImageFields(t *testing.T) {
+	got := runRuleOn(t, "image-digest", kubePrometheus, nil, nil)
+	if len(got) != 1 || got[0].Field.Path != "spec.image" || got[0].ResourceRef.Kind != "Prometheus" || !strings.Contains(got[0].Message, "field spec.image: image \"quay.io/prometheus/prometheus:v3.7.3\" is not pinned") {
+		t.Fatalf("image-digest on kube-prometheus-stack = %+v, want one on Prometheus spec.image", got)
+	}
+	pinned := strings.Replace(kubePrometheus, "prometheus:v3.7.3\"", "prometheus:v3.7.3@"+digestA+"\"", 1)
+	if got := runRuleOn(t, "image-digest", pinned, nil, nil); len(got) != 0 {
+		t.Errorf("every image pinned = %+v", got)
+	}
+	allowed := config.Default()
+	allowed.Images.AllowedRegistries = []string{"ghcr.io"}
+	if got := runRuleOn(t, "image-registry", pinned, allowed, nil); len(got) != 3 {
+		t.Errorf("image-registry = %d findings, want 3 (operator, Prometheus, Alertmanager)", len(got))
+	}
+	// A configured field under another name.
+	engine := "apiVersion: example.com/v1\nkind: Engine\nmetadata: {name: e}\nspec: {runner: {imageRef: 'ghcr.io/acme/runner:1'}}\n"
+	cfg := func(path string) *config.Spec {
+		s := config.Default()
+		s.Images.Fields = []config.ImageField{{Kind: "Engine", Path: path}}
+		return s
+	}
+	if got := runRuleOn(t, "image-digest", engine, nil, nil); len(got) != 0 {
+		t.Errorf("imageRef unconfigured = %+v", got)
+	}
+	if got := runRuleOn(t, "image-digest", engine, cfg("spec.runner.imageRef"), nil); len(got) != 1 || got[0].Field.Path != "spec.runner.imageRef" {
+		t.Errorf("imageRef configured = %+v", got)
+	}
+	got = runRuleOn(t, "image-podspec-path", engine, cfg("spec.runners.imageRef"), nil)
+	if len(got) != 1 || got[0].Field.Path != "spec.images.fields" || !strings.Contains(got[0].Message, "spec.runners.imageRef") {
+		t.Errorf("a field path that matches nothing = %+v, want one warning naming it", got)
+	}
+	if got := runRuleOn(t, "image-podspec-path", engine, cfg("spec.runner.imageRef"), nil); len(got) != 0 {
+		t.Errorf("a matching field path = %+v", got)
+	}
+}

@@ -41,7 +41,7 @@ func checkImageRegistry(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	eachImage(c, func(w workloadImage) {
 		if w.ok && !slices.Contains(norm, images.NormalizeRegistry(w.ref.Registry)) {
-			out = append(out, imageFinding("image-registry", finding.SeverityError, w, "container %q: registry %s is not in allowedRegistries %v", w.c.Name, w.ref.Registry, allowed))
+			out = append(out, imageFinding("image-registry", finding.SeverityError, w, "%s: registry %s is not in allowedRegistries %v", w.c.Describe(), w.ref.Registry, allowed))
 		}
 	})
 	return out

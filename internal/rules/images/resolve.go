@@ -53,7 +53,7 @@ func checkImageResolve(c *rules.Context) []finding.Finding {
 		if res.Err != nil {
 			why = res.Err.Error()
 		}
-		f := imageFinding("image-resolve", finding.SeverityError, w, "container %q: %s", w.c.Name, why)
+		f := imageFinding("image-resolve", finding.SeverityError, w, "%s: %s", w.c.Describe(), why)
 		f.NoVerdict = true
 		out = append(out, f)
 	})

@@ -28,7 +28,7 @@ func checkImageStale(c *rules.Context) []finding.Finding {
 		if !ok || res.Err != nil || res.Digest == w.ref.Digest {
 			return
 		}
-		f := imageFinding("image-digest-stale", finding.SeverityWarning, w, "container %q: tag %s now points to %s, not the pinned %s", w.c.Name, w.ref.Name, res.Digest, w.ref.Digest)
+		f := imageFinding("image-digest-stale", finding.SeverityWarning, w, "%s: tag %s now points to %s, not the pinned %s", w.c.Describe(), w.ref.Name, res.Digest, w.ref.Digest)
 		f.Field.ProposedValue = w.ref.WithDigest(res.Digest, false)
 		out = append(out, f)
 	})
