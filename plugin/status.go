@@ -15,7 +15,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/live"
-	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 )
 
@@ -118,7 +118,7 @@ func (o *statusOptions) probe(argo, dest live.Reader, app string, exp live.Expec
 		if o.appsRoot != "" {
 			// The Application, just read, names the sources to render.
 			if key := sourcesKey(snap.AppObject); key != renderedFor || !exp.HasRender {
-				exp.Render, exp.RenderFrom, err = appsRender(snap.AppObject, o.appsRoot, o.repoURLs)
+				exp.Render, exp.RenderFrom, err = pipeline.ExpectedFromApplication(snap.AppObject, o.appsRoot, o.repoURLs)
 				if err != nil {
 					return nil, err
 				}
@@ -197,11 +197,11 @@ func (o *statusOptions) expect(ctx context.Context, spec *config.Spec) (live.Exp
 		exp.Revision, exp.RevisionFrom = sha, "HEAD of --git "+o.gitDir
 	}
 	if o.kustomize != "" {
-		res, err := render.Kustomize(o.kustomize, render.Options{})
+		res, err := pipeline.ExpectedFromKustomization(o.kustomize)
 		if err != nil {
 			return exp, err
 		}
-		exp.Render, exp.HasRender, exp.RenderFrom = res.Resources, true, "-k "+o.kustomize
+		exp.Render, exp.HasRender, exp.RenderFrom = res, true, "-k "+o.kustomize
 	}
 	return exp, nil
 }

@@ -72,3 +72,23 @@ func TestCoreDoesNotImportTheShells(t *testing.T) {
 		forbid(t, pkg, module+"/fn", module+"/plugin", module+"/cmd")
 	}
 }
+
+// TestPluginGoesThroughThePipeline: the kubectl shell is flags → options →
+// pipeline → report; it imports none of what renders, expands or checks
+// directly (internal/pipeline does), and status reads the cluster through
+// internal/live.
+func TestPluginGoesThroughThePipeline(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, module+"/plugin")
+	cmd.Dir = testutil.Root(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, pkg := range []string{"render", "appset", "flux", "helm", "argo", "schema", "policy", "gate"} {
+			if f := module + "/internal/" + pkg; dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("plugin imports %s: go through internal/pipeline", dep)
+			}
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package plugin
+package pipeline
 
 import (
 	"os"
@@ -99,7 +99,7 @@ func TestAppsRender(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, from, err := appsRender(liveApp(t, c.spec), c.root, nil)
+			res, from, err := ExpectedFromApplication(liveApp(t, c.spec), c.root, nil)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one saying %q", err, c.err)
@@ -135,7 +135,7 @@ func TestAppsRenderThisRepository(t *testing.T) {
 		repoURL = "https://" + remotes[0]
 	}
 	t.Chdir(root)
-	res, from, err := appsRender(liveApp(t, "  source: {repoURL: "+repoURL+", targetRevision: main, path: examples/overlays/prod}\n"), ".", nil)
+	res, from, err := ExpectedFromApplication(liveApp(t, "  source: {repoURL: "+repoURL+", targetRevision: main, path: examples/overlays/prod}\n"), ".", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

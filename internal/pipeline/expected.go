@@ -1,4 +1,4 @@
-package plugin
+package pipeline
 
 import (
 	"errors"
@@ -12,8 +12,8 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 )
 
-// appsRender renders, from the checkout at root, every source of the live
-// Application that deploys manifests, the way `check --apps-root` renders
+// ExpectedFromApplication renders, from the checkout at root, every source
+// of the live Application obj that deploys manifests, the way `check --apps-root` renders
 // an Application of the input (render.SkipSource, render.LocalSource, render.RenderArgo),
 // and returns the renders concatenated — the expected state of
 // `status --apps-root` — with where they came from:
@@ -22,7 +22,7 @@ import (
 // A source that cannot be rendered from root (a Helm chart, a plugin,
 // another repository) is an error, never left out: the live objects compared
 // with part of the render would give a false verdict.
-func appsRender(obj *unstructured.Unstructured, root string, repoURLs []string) ([]*yaml.RNode, string, error) {
+func ExpectedFromApplication(obj *unstructured.Unstructured, root string, repoURLs []string) ([]*yaml.RNode, string, error) {
 	app, err := yaml.FromMap(obj.Object)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
@@ -71,4 +71,13 @@ func orDot(path string) string {
 		return "."
 	}
 	return path
+}
+
+// ExpectedFromKustomization renders dir, the expected state of `status -k`.
+func ExpectedFromKustomization(dir string) ([]*yaml.RNode, error) {
+	res, err := render.Kustomize(dir, render.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Resources, nil
 }
