@@ -33,6 +33,34 @@ type Options struct {
 	// IsCheckout reports whether a git generator's repoURL is the
 	// repository checked out at Root; nil accepts every repoURL.
 	IsCheckout func(repoURL string) bool
+	// MaxFileBytes caps each file a git files generator reads (0:
+	// fsbound.DefaultMaxFileBytes); files are read through the boundary
+	// of Root (internal/fsbound).
+	MaxFileBytes int64
+	// MaxApplications caps the param sets, so the Applications, one
+	// expansion makes (0: DefaultMaxApplications); a matrix is checked
+	// before its product is made.
+	MaxApplications int
+	// MaxOutputBytes caps the text the templates of one expansion render
+	// (0: DefaultMaxOutputBytes).
+	MaxOutputBytes int64
+}
+
+// Defaults of the expansion caps (SECURITY.md).
+const (
+	DefaultMaxApplications = 10_000
+	DefaultMaxOutputBytes  = 64 << 20
+)
+
+// CapError is an expansion over one of its caps: no verdict on what the
+// ApplicationSet generates.
+type CapError struct {
+	ApplicationSet, What string
+	Max                  int64
+}
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("ApplicationSet %s: %s over the cap of %d: no verdict", e.ApplicationSet, e.What, e.Max)
 }
 
 // Generated is one Application an ApplicationSet generates.
@@ -76,6 +104,30 @@ type expander struct {
 	name string // namespace/name, for errors
 	// templates caches parsed Go templates by options and text.
 	templates map[string]*template.Template
+	// output is what the templates rendered so far, against the cap.
+	output int64
+}
+
+func (e *expander) maxApplications() int {
+	if e.opts.MaxApplications > 0 {
+		return e.opts.MaxApplications
+	}
+	return DefaultMaxApplications
+}
+
+func (e *expander) maxOutput() int64 {
+	if e.opts.MaxOutputBytes > 0 {
+		return e.opts.MaxOutputBytes
+	}
+	return DefaultMaxOutputBytes
+}
+
+// tooMany is the error for n param sets where the cap allows fewer.
+func (e *expander) tooMany(field string, n int64) error {
+	if n <= int64(e.maxApplications()) {
+		return nil
+	}
+	return &CapError{ApplicationSet: e.name, What: fmt.Sprintf("%s: %d generated param sets", field, n), Max: int64(e.maxApplications())}
 }
 
 // Expand returns the Applications an ApplicationSet generates, in
@@ -99,6 +151,9 @@ func Expand(appset *yaml.RNode, opts Options) ([]Generated, error) {
 			return nil, err
 		}
 		for _, gen := range gens {
+			if err := e.tooMany("spec.generators", int64(len(out)+len(gen.params))); err != nil {
+				return nil, err
+			}
 			apps, err := e.renderAll(gen)
 			if err != nil {
 				return nil, err

@@ -71,6 +71,9 @@ func selectParams(sel any, ps []params, field string) ([]params, error) {
 // be a string, and a values: map becomes values.KEY params.
 func (e *expander) list(body map[string]any, field string) ([]params, error) {
 	elems, _ := body["elements"].([]any)
+	if err := e.tooMany(field+".elements", int64(len(elems))); err != nil {
+		return nil, err
+	}
 	var out []params
 	for i, el := range elems {
 		m, ok := el.(map[string]any)
@@ -87,6 +90,9 @@ func (e *expander) list(body map[string]any, field string) ([]params, error) {
 		var more []map[string]any
 		if err := sigsyaml.Unmarshal([]byte(y), &more); err != nil {
 			return nil, fmt.Errorf("%s.elementsYaml: %w", field, err)
+		}
+		if err := e.tooMany(field+".elementsYaml", int64(len(out)+len(more))); err != nil {
+			return nil, err
 		}
 		for i, m := range more {
 			out = append(out, params{values: m, origin: fmt.Sprintf("%s.elementsYaml[%d] %s", field, i, describe(m))})
@@ -136,9 +142,19 @@ func (e *expander) matrix(body map[string]any, field string) ([]params, error) {
 		return nil, err
 	}
 	var out []params
-	for _, a := range first {
+	for i, a := range first {
 		second, err := e.child(children[1], field+".generators[1]", a.values)
 		if err != nil {
+			return nil, err
+		}
+		// The product is judged before it is made: from the first
+		// element's share, then as it grows.
+		if i == 0 {
+			if err := e.tooMany(field, int64(len(first))*int64(len(second))); err != nil {
+				return nil, err
+			}
+		}
+		if err := e.tooMany(field, int64(len(out)+len(second))); err != nil {
 			return nil, err
 		}
 		for _, b := range second {

@@ -3,7 +3,6 @@ package appset
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 )
 
 // gitSpec is a git generator.
@@ -210,9 +211,15 @@ func gitGlob(pattern string) (*regexp.Regexp, error) {
 
 // fileParams parses one generator file: an object, or a list of objects.
 func (e *expander) fileParams(file string, g gitSpec, field string) ([]params, error) {
-	data, err := os.ReadFile(filepath.Join(e.opts.Root, filepath.FromSlash(file)))
+	// Through the checkout's boundary: a symlink out of it, a FIFO or a
+	// file over the cap is refused by name, its content never read.
+	root, err := fsbound.New(e.opts.Root, e.opts.MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s.files: reading %s: %w", field, file, err)
+		return nil, fmt.Errorf("%s.files: %w", field, err)
+	}
+	data, err := root.ReadFile(filepath.Join(e.opts.Root, filepath.FromSlash(file)))
+	if err != nil {
+		return nil, fmt.Errorf("%s.files: %w", field, err)
 	}
 	objs, err := parseObjects(data)
 	if err != nil {

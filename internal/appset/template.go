@@ -1,8 +1,8 @@
 package appset
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -13,6 +13,8 @@ import (
 	"github.com/valyala/fasttemplate"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/tmplbound"
 )
 
 // baseTemplate holds the functions Argo CD gives goTemplate templates:
@@ -37,6 +39,11 @@ var baseTemplate = func() *template.Template {
 		a := []any{}
 		return a, sigsyaml.Unmarshal([]byte(s), &a)
 	}
+	// repeat, until and untilStep refuse a result over the caps before
+	// they allocate it (a 461-byte ApplicationSet asked for 10 GB).
+	for name, f := range tmplbound.Funcs(DefaultMaxOutputBytes) {
+		funcs[name] = f
+	}
 	return template.New("base").Funcs(funcs)
 }()
 
@@ -55,10 +62,14 @@ func (e *expander) replace(s string, p map[string]any, options []string) (string
 		if err != nil {
 			return "", err
 		}
-		var b bytes.Buffer
-		if err := t.Execute(&b, p); err != nil {
+		b := &tmplbound.Writer{Budget: e.maxOutput() - e.output}
+		if err := t.Execute(b, p); err != nil {
+			if errors.Is(err, tmplbound.ErrOverBudget) {
+				return "", &CapError{ApplicationSet: e.name, What: "the text its templates render", Max: e.maxOutput()}
+			}
 			return "", fmt.Errorf("executing template %q: %w", s, err)
 		}
+		e.output += int64(b.Len())
 		return b.String(), nil
 	}
 	if !isTemplated.MatchString(s) {
@@ -68,13 +79,17 @@ func (e *expander) replace(s string, p map[string]any, options []string) (string
 	if err != nil {
 		return "", fmt.Errorf("template %q: %w", s, err)
 	}
-	return t.ExecuteFuncString(func(w io.Writer, tag string) (int, error) {
+	out := t.ExecuteFuncString(func(w io.Writer, tag string) (int, error) {
 		v, ok := p[strings.TrimSpace(tag)].(string)
 		if strings.TrimSpace(tag) == "" || !ok {
 			return fmt.Fprintf(w, "{{%s}}", tag)
 		}
 		return io.WriteString(w, v)
-	}), nil
+	})
+	if e.output += int64(len(out)); e.output > e.maxOutput() {
+		return "", &CapError{ApplicationSet: e.name, What: "the text its templates render", Max: e.maxOutput()}
+	}
+	return out, nil
 }
 
 // parsed returns a string parsed as a Go template with the options, parsed

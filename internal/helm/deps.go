@@ -10,6 +10,8 @@ import (
 	"github.com/Masterminds/semver/v3"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 )
 
 // DependencyError says a chart needs a dependency that is neither vendored
@@ -42,7 +44,7 @@ func (e *DependencyError) Error() string {
 // that charts/ does not hold: file:// repositories are loaded from disk, others
 // from the repository cache. What `helm dependency build` would download
 // is a *DependencyError. Subcharts are resolved the same way, recursively.
-func resolveDependencies(ch *chart.Chart, dir, cache string) error {
+func resolveDependencies(ch *chart.Chart, dir, cache string, root *fsbound.Root) error {
 	have := map[string]bool{}
 	dirs := map[*chart.Chart]string{}
 	for _, d := range ch.Dependencies() {
@@ -53,7 +55,7 @@ func resolveDependencies(ch *chart.Chart, dir, cache string) error {
 		if d == nil || have[d.Name] {
 			continue
 		}
-		sub, subDir, err := loadDependency(ch, d, dir, cache)
+		sub, subDir, err := loadDependency(ch, d, dir, cache, root)
 		if err != nil {
 			return err
 		}
@@ -63,17 +65,22 @@ func resolveDependencies(ch *chart.Chart, dir, cache string) error {
 	}
 	for _, sub := range ch.Dependencies() {
 		// A subchart's file:// paths are relative to its own directory.
-		if err := resolveDependencies(sub, dirs[sub], cache); err != nil {
+		if err := resolveDependencies(sub, dirs[sub], cache, root); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func loadDependency(ch *chart.Chart, d *chart.Dependency, dir, cache string) (*chart.Chart, string, error) {
+func loadDependency(ch *chart.Chart, d *chart.Dependency, dir, cache string, root *fsbound.Root) (*chart.Chart, string, error) {
 	if p, ok := strings.CutPrefix(d.Repository, "file://"); ok {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
+		}
+		// A file:// path is the chart author's: it may not leave the
+		// repository (file:///etc, file://../../..), nor may what it holds.
+		if err := checkChart(root, p); err != nil {
+			return nil, "", fmt.Errorf("loading dependency %s of chart %s (%s): %w", d.Name, ch.Name(), d.Repository, err)
 		}
 		sub, err := loader.Load(p)
 		if err != nil {

@@ -20,6 +20,8 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/tmplbound"
 )
 
 // DefaultReleaseName is the release name `helm template` uses when none is
@@ -64,6 +66,16 @@ type Options struct {
 	// SkipSchemaValidation is --skip-schema-validation: values.schema.json
 	// is not enforced.
 	SkipSchemaValidation bool
+	// Root bounds every file the render reads (the chart, its file://
+	// dependencies, values files inside it): fsbound.For(dir) when empty.
+	// A symlink leaving it, a file:// dependency outside it, a FIFO or
+	// device, or a file over MaxFileBytes is an error naming the path.
+	Root string
+	// MaxFileBytes caps each file (0: fsbound.DefaultMaxFileBytes);
+	// MaxOutputBytes the rendered text (0: DefaultMaxOutputBytes);
+	// MaxObjects the rendered documents (0: DefaultMaxObjects).
+	MaxFileBytes, MaxOutputBytes int64
+	MaxObjects                   int
 	// RepoCache is a directory of chart archives (<name>-<version>.tgz, the
 	// layout of helm's own repository cache) where dependencies that
 	// name a remote repository are looked up.
@@ -86,15 +98,24 @@ func Template(ctx context.Context, dir string, o Options) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs := SplitManifest(rel.Manifest)
-	if o.NoHooks {
-		return docs, nil
-	}
+	size := int64(len(rel.Manifest))
 	for _, h := range rel.Hooks {
-		if o.SkipTests && slices.Contains(h.Events, release.HookTest) {
-			continue
+		size += int64(len(h.Manifest))
+	}
+	if size > o.maxOutput() {
+		return nil, &CapError{Chart: dir, What: fmt.Sprintf("%d bytes of rendered text", size), Max: o.maxOutput()}
+	}
+	docs := SplitManifest(rel.Manifest)
+	if !o.NoHooks {
+		for _, h := range rel.Hooks {
+			if o.SkipTests && slices.Contains(h.Events, release.HookTest) {
+				continue
+			}
+			docs = append(docs, Document{Source: h.Path, Body: h.Manifest})
 		}
-		docs = append(docs, Document{Source: h.Path, Body: h.Manifest})
+	}
+	if len(docs) > o.maxObjects() {
+		return nil, &CapError{Chart: dir, What: fmt.Sprintf("%d rendered documents", len(docs)), Max: int64(o.maxObjects())}
 	}
 	return docs, nil
 }
@@ -128,6 +149,19 @@ func run(ctx context.Context, dir string, o Options) (*release.Release, error) {
 	if !IsChart(dir) {
 		return nil, fmt.Errorf("rendering %s: %w", dir, ErrNotChart)
 	}
+	root, err := o.boundary(dir)
+	if err != nil {
+		return nil, err
+	}
+	// helm's loader follows every symlink of the chart and reads every
+	// file whole: the tree is checked first (.Files.Get and .Files.Glob
+	// see what it loaded).
+	if err := checkChart(root, dir); err != nil {
+		return nil, fmt.Errorf("loading chart %s: %w", dir, err)
+	}
+	if err := checkValueFiles(root, o); err != nil {
+		return nil, fmt.Errorf("reading values for chart %s: %w", dir, err)
+	}
 	ch, err := loader.LoadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %s: %w", dir, err)
@@ -135,7 +169,7 @@ func run(ctx context.Context, dir string, o Options) (*release.Release, error) {
 	if err := installable(ch, dir); err != nil {
 		return nil, err
 	}
-	if err := resolveDependencies(ch, dir, o.RepoCache); err != nil {
+	if err := resolveDependencies(ch, dir, o.RepoCache, root); err != nil {
 		return nil, err
 	}
 	vals, err := mergeValues(o)
@@ -144,6 +178,9 @@ func run(ctx context.Context, dir string, o Options) (*release.Release, error) {
 	}
 	inst, err := newInstall(o)
 	if err != nil {
+		return nil, err
+	}
+	if err := precheck(ctx, ch, vals, inst, dir, o); err != nil {
 		return nil, err
 	}
 	ri, err := inst.RunWithContext(ctx, ch, vals)
@@ -170,6 +207,7 @@ func newInstall(o Options) (*action.Install, error) {
 	// helm's SDK logs through slog; the gate reports through findings.
 	cfg := action.NewConfiguration()
 	cfg.SetLogger(slog.New(slog.DiscardHandler).Handler())
+	cfg.CustomTemplateFuncs = tmplbound.Funcs(o.maxOutput())
 	inst := action.NewInstall(cfg)
 	inst.DryRunStrategy = action.DryRunClient
 	inst.Replace = true // `helm template` skips the name check the same way

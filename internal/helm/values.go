@@ -18,6 +18,16 @@ func FalseBools(dir string, o Options) ([]string, error) {
 	if !IsChart(dir) {
 		return nil, fmt.Errorf("reading the values of %s: %w", dir, ErrNotChart)
 	}
+	root, err := o.boundary(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkChart(root, dir); err != nil {
+		return nil, fmt.Errorf("loading chart %s: %w", dir, err)
+	}
+	if err := checkValueFiles(root, o); err != nil {
+		return nil, fmt.Errorf("reading values for chart %s: %w", dir, err)
+	}
 	ch, err := loader.LoadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %s: %w", dir, err)

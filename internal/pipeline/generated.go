@@ -101,7 +101,7 @@ func (a *expander) expandAppSet(u *Unit, set *yaml.RNode) *Unit {
 	// The rules see it too (argocd-source-not-rendered skips an
 	// ApplicationSet with an entry), in check and in selftest alike.
 	u.apps = append(u.apps, argo.AppSource{App: set, Index: -1, Skipped: "expanded: its Applications are checked as their own input"})
-	gens, err := appset.Expand(set, appset.Options{Root: a.s.in.AppsRoot, IsCheckout: a.isCheckout})
+	gens, err := appset.Expand(set, appset.Options{Root: a.s.in.AppsRoot, IsCheckout: a.isCheckout, MaxFileBytes: a.s.o.Render.MaxInputBytes})
 	if err != nil {
 		g.Err = fmt.Errorf("%s: %w: no verdict on what it generates", name, err)
 		return g
@@ -198,7 +198,8 @@ func (a *expander) renderRelease(ctx context.Context, hr *yaml.RNode, chart stri
 		return nil, fmt.Errorf("the chart path leaves the repository")
 	}
 	target := yamlString(hr, "spec", "targetNamespace")
-	o := helm.Options{ReleaseName: yamlString(hr, "spec", "releaseName"), Namespace: target, IncludeCRDs: true}
+	o := helm.Options{ReleaseName: yamlString(hr, "spec", "releaseName"), Namespace: target, IncludeCRDs: true,
+		Root: a.s.in.AppsRoot, MaxFileBytes: a.s.o.Render.MaxInputBytes}
 	if o.ReleaseName == "" {
 		o.ReleaseName = hr.GetName()
 		if target != "" {

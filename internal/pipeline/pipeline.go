@@ -212,6 +212,7 @@ func (s *session) renderOptions() render.Options {
 		LoadRestrictorNone: s.o.Render.LoadRestrictorNone,
 		HelmRepoCache:      s.o.Helm.RepoCache,
 		NoRemote:           s.o.Render.NoRemote,
+		MaxFileBytes:       s.o.Render.MaxInputBytes,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 )
 
 // ArgoSource is one Argo CD Application source to render from a checkout of
@@ -115,17 +117,30 @@ func (s *ArgoSource) sourceType() (string, error) {
 	return "Directory", nil
 }
 
+// boundary is the filesystem boundary of the source's reads: the checkout.
+func (s *ArgoSource) boundary() *fsbound.Root {
+	root := s.Root
+	if root == "" {
+		root = fsbound.For(s.Dir)
+	}
+	r, err := fsbound.New(root, 0)
+	if err != nil {
+		r, _ = fsbound.New(s.Dir, 0)
+	}
+	return r
+}
+
 // mergeParameterFiles applies .argocd-source.yaml, then
 // .argocd-source-<app>.yaml, as JSON merge patches on the source.
 func (s *ArgoSource) mergeParameterFiles() error {
 	for _, name := range []string{".argocd-source.yaml", ".argocd-source-" + s.App + ".yaml"} {
 		path := filepath.Join(s.Dir, name)
-		data, err := os.ReadFile(path)
-		if os.IsNotExist(err) {
+		if _, err := os.Lstat(path); os.IsNotExist(err) {
 			continue
 		}
+		data, err := s.boundary().ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
+			return err
 		}
 		patch, err := yaml.Parse(string(data))
 		if err != nil {

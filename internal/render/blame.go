@@ -3,7 +3,6 @@ package render
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
@@ -123,11 +123,20 @@ func patchFiles(kust string, data []byte) []string {
 	return out
 }
 
+// maxBlameBytes bounds a file blame reads to find a line.
+const maxBlameBytes = 16 << 20
+
 func read(path string, cache map[string][]byte) []byte {
 	if b, ok := cache[path]; ok {
 		return b
 	}
-	b, _ := os.ReadFile(path)
+	// The path comes from an origin annotation: read it only as a bounded
+	// regular file (a forged annotation naming /dev/zero or a FIFO reads
+	// as nothing).
+	var b []byte
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		b, _ = fsbound.ReadRegular(resolved, path, maxBlameBytes)
+	}
 	cache[path] = b
 	return b
 }

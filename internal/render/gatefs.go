@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,8 +25,9 @@ import (
 // annotations switched on.
 type gateFS struct {
 	filesys.FileSystem
-	top      string // absolute top-level directory
-	display  string // the directory as the user wrote it
+	bound    *boundFS // the same filesystem: the boundary the gate's own reads go through
+	top      string   // absolute top-level directory
+	display  string   // the directory as the user wrote it
 	found    []Found
 	seen     map[string]bool
 	injected bool
@@ -268,7 +270,58 @@ func (g *gateFS) loadEntry(dir, entry string) (*config.Object, error) {
 	if err != nil {
 		return nil, &config.UsageError{Where: entry, Err: err}
 	}
+	gateDir := dir
+	if !strings.Contains(entry, "\n") {
+		gateDir = filepath.Dir(filepath.Join(dir, entry))
+	}
+	if err := g.boundPaths(obj, gateDir); err != nil {
+		return nil, fmt.Errorf("%s: %w", entry, err)
+	}
 	return obj, nil
+}
+
+// boundPaths resolves the files an in-tree Gate names (spec.policies,
+// spec.schema.crds) against the Gate's own directory and checks them
+// through the boundary before anything reads them: each must lie in the
+// root, reach no symlink out of it, and be a regular file (or a directory
+// of them) within the cap. The paths become absolute, so the caller never
+// resolves them against another config's directory.
+func (g *gateFS) boundPaths(obj *config.Object, gateDir string) error {
+	for _, list := range []struct {
+		field   string
+		entries []config.Entry
+	}{{"spec.policies", obj.Spec.Policies}, {"spec.schema.crds", obj.Spec.Schema.CRDs}} {
+		for i, e := range list.entries {
+			if e.Object != nil {
+				continue // inline: nothing is read
+			}
+			full, err := g.boundPath(e.Path, gateDir)
+			if err != nil {
+				return fmt.Errorf("%s[%d]: %w", list.field, i, err)
+			}
+			list.entries[i].Path = full
+		}
+	}
+	return nil
+}
+
+func (g *gateFS) boundPath(p, gateDir string) (string, error) {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(gateDir, filepath.FromSlash(p))
+	}
+	resolved, err := g.bound.root.Resolve(full)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", p, errors.Unwrap(err))
+	}
+	if fi.IsDir() {
+		return full, g.bound.root.CheckTree(full)
+	}
+	return full, g.bound.root.Check(full)
 }
 
 // maxEntry bounds the read of a validators:/transformers: file.

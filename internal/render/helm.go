@@ -32,6 +32,8 @@ func argoHelm(s ArgoSource, opts Options) (*Result, error) {
 		return nil, err
 	}
 	o.RepoCache = opts.HelmRepoCache
+	// Everything the chart reads stays in the checkout (internal/fsbound).
+	o.Root, o.MaxFileBytes = s.Root, opts.MaxFileBytes
 	return Chart(context.Background(), s.Dir, o)
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
@@ -31,6 +30,11 @@ type Options struct {
 	// (kustomize's --helm-command; the gate itself when empty).
 	EnableHelm  bool
 	HelmCommand string
+	// Root bounds what the render reads (internal/fsbound): fsbound.For
+	// of the directory when empty. MaxFileBytes caps each file read
+	// (--max-input-bytes; 0: fsbound.DefaultMaxFileBytes).
+	Root         string
+	MaxFileBytes int64
 	// NoRemote is --no-remote (spec.render.remote: deny): a kustomization
 	// that names a remote resource is refused before anything is fetched
 	// (RemoteRefs).
@@ -96,7 +100,11 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	case opts.NoRemote && len(remote) > 0:
 		return nil, &RemoteError{Dir: dir, Refs: remote}
 	}
-	fs := &gateFS{FileSystem: filesys.MakeFsOnDisk(), top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone,
+	bound, err := newBoundFS(abs, opts.Root, opts.MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", dir, err)
+	}
+	fs := &gateFS{FileSystem: bound, bound: bound, top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone,
 		execOff: opts.EnableAlphaPlugins && !opts.EnableExec, noRemote: opts.NoRemote}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
