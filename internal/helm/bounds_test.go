@@ -85,7 +85,7 @@ func TestRenderCaps(t *testing.T) {
 	for name, c := range map[string]struct {
 		tmpl, want string
 	}{
-		"repeat of repeat": {`{{ repeat 100000 (repeat 100000 "x") }}`, "over the output cap"},
+		"repeat of repeat":  {`{{ repeat 100000 (repeat 100000 "x") }}`, "over the output cap"},
 		"a million objects": {"{{ range until 1000000 }}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c{{ . }}}\n{{ end }}", "over the cap of"},
 		"200k objects":      {"{{ range until 200000 }}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c{{ . }}}\n{{ end }}", "rendered documents over the cap of 100000"},
 		"until bomb":        {`{{ range until 100000000 }}x{{ end }}`, "elements are over the cap"},
