@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // verdictCases are the hostile rows where a green run would judge less than
@@ -53,5 +54,18 @@ func verdictCases(t *testing.T) []hostileCase {
 		{name: "kyverno's PolicyReport judges only objects outside the render", args: []string{"check", "-f", "pod.yaml", "--kyverno-policy", "policy.yaml"},
 			files: map[string]string{"pod.yaml": pinned, "policy.yaml": clusterPolicy, "tools/kyverno": elsewhere},
 			env:   onPath, setup: tool, code: 3, want: `kyverno judged something else: kyverno returned results for "v1 Pod other/elsewhere"`, stdout: true},
+		// A --timeout stop while kyverno runs (a stand-in that forks a child
+		// and never answers) leaves nothing in TMPDIR.
+		{name: "--timeout while kyverno runs leaves no temp copy of the render", args: []string{"check", "-f", "pod.yaml", "--kyverno-policy", "policy.yaml", "--timeout", "2s"},
+			files: map[string]string{"pod.yaml": pinned, "policy.yaml": clusterPolicy, "tools/kyverno": "#!/bin/sh\nsleep 30\necho never\n"},
+			env:   append([]string{"TMPDIR=$DIR/tmp"}, onPath...), setup: func(t *testing.T, dir string) { tool(t, dir); must(t, os.Mkdir(filepath.Join(dir, "tmp"), 0o755)) },
+			code: 3, want: "kyverno stopped: --timeout 2s exceeded", stdout: true, maxTime: 4 * time.Second,
+			after: func(t *testing.T, dir string) {
+				left, err := os.ReadDir(filepath.Join(dir, "tmp"))
+				must(t, err)
+				if len(left) > 0 {
+					t.Errorf("TMPDIR holds %s after the run", left[0].Name())
+				}
+			}},
 	}
 }

@@ -137,6 +137,24 @@ func TestRunnersMustJudgeTheRender(t *testing.T) {
 	}
 }
 
+// A run stopped from outside (--timeout, a signal) kills the tool and its
+// children and removes the render's temporary copy before it returns.
+func TestRunnerStoppedLeavesNoTempFiles(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(errors.New("--timeout 200ms exceeded")) })
+	start := time.Now()
+	_, err := Kyverno(ctx, Options{Path: abs(t, "fake/fork-hang.sh")}, []string{abs(t, "kyverno/require-pinned.yaml")}, []string{"require-pinned"}, read(t, "red.yaml"), redObjects)
+	noVerdict(t, err, "stopped")
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("returned after %v", took)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("TMPDIR holds %s", left[0].Name())
+	}
+}
+
 // noVerdict asserts that err is a *NoVerdictError with the given reason.
 func noVerdict(t *testing.T, err error, reason string) {
 	t.Helper()

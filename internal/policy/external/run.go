@@ -84,14 +84,26 @@ func run(ctx context.Context, tool string, names []string, opts Options, render 
 	if timeout == 0 {
 		timeout = 5 * time.Minute
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args(renderPath)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "HOME="+dir)
+	// The tool's own temporary files go to the directory removed below.
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "HOME="+dir, "TMPDIR="+dir)
+	// Once the context ends, the tool's group is killed and the run waits
+	// at most waitDelay for its output: the deferred RemoveAll then runs
+	// well within the plugin's stop grace, so a --timeout or a signal
+	// leaves no copy of the render behind.
+	ownGroup(cmd)
+	cmd.WaitDelay = waitDelay
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	runErr := cmd.Run()
+	if parent.Err() != nil {
+		// The run was stopped (--timeout, a signal): the tool was killed.
+		return nil, 0, &NoVerdictError{Tool: tool, Reason: "stopped", Err: context.Cause(parent)}
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, 0, &NoVerdictError{Tool: tool, Reason: "timed out", Err: fmt.Errorf("%s did not finish within %s", bin, timeout)}
 	}
@@ -108,6 +120,9 @@ func run(ctx context.Context, tool string, names []string, opts Options, render 
 	}
 	return out.Bytes(), code, nil
 }
+
+// waitDelay bounds the wait for a killed tool's output pipes.
+const waitDelay = 100 * time.Millisecond
 
 func locate(tool string, names []string, path string) (string, error) {
 	if path != "" {
