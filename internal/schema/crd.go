@@ -10,6 +10,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
 )
 
 // crdKind is one custom kind: its scope and each version's schema.
@@ -82,11 +83,11 @@ func (cv *crdVersion) openAPIValidator() (validation.SchemaCreateValidator, erro
 	if err != nil {
 		return nil, fmt.Errorf("building schema validator: %w", err)
 	}
-	return newOpenAPIValidator(sp), nil
+	return newOpenAPIValidator(sp, strfmt.Default), nil
 }
 
 // builtinValidator returns the schema validator for a built-in kind.
 func builtinValidator(s *structuralschema.Structural) validation.SchemaCreateValidator {
 	var sp *spec.Schema = s.ToKubeOpenAPI()
-	return newOpenAPIValidator(sp)
+	return newOpenAPIValidator(sp, builtinFormats)
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/base64"
 	"reflect"
 	"sort"
 	"strings"
@@ -43,7 +44,8 @@ import (
 // path), so each one belongs to a session: one goroutine validating one
 // object at a time.
 type openAPIValidator struct {
-	schema *spec.Schema
+	schema  *spec.Schema
+	formats strfmt.Registry
 	// trimmed memoizes the trimmed schemas: a trimmedKey names a node of
 	// this schema (its Properties map, made once per node) and the property
 	// names an object had there.
@@ -68,9 +70,25 @@ type propKey struct {
 	name   string
 }
 
-func newOpenAPIValidator(s *spec.Schema) *openAPIValidator {
-	return &openAPIValidator{schema: s}
+func newOpenAPIValidator(s *spec.Schema, formats strfmt.Registry) *openAPIValidator {
+	return &openAPIValidator{schema: s, formats: formats}
 }
+
+// builtinFormats are the string formats of built-in kinds as the API
+// server checks them: it never runs OpenAPI validation on a built-in
+// object, it decodes the JSON into Go types. A "byte" field is a []byte,
+// which encoding/json decodes from any standard base64 string, "" included
+// (a Secret's empty data value, a webhook's empty caBundle), while
+// kube-openapi's "byte" format rejects "".
+var builtinFormats = func() strfmt.Registry {
+	r := strfmt.NewFormats()
+	var b strfmt.Base64
+	r.Add("byte", &b, func(s string) bool {
+		_, err := base64.StdEncoding.DecodeString(s)
+		return err == nil
+	})
+	return r
+}()
 
 var _ validation.SchemaCreateValidator = (*openAPIValidator)(nil)
 
@@ -115,7 +133,7 @@ func (s *session) validate(node *spec.Schema, data any, path string) *openapival
 		if named(node) {
 			opt = s.children(node)
 		}
-		sv = openapivalidate.NewSchemaValidator(trimmed, s.v.schema, path, strfmt.Default, opt)
+		sv = openapivalidate.NewSchemaValidator(trimmed, s.v.schema, path, s.v.formats, opt)
 		s.built[trimmed] = sv
 	}
 	sv.SetPath(path)
@@ -133,7 +151,7 @@ func (s *session) validate(node *spec.Schema, data any, path string) *openapival
 func (s *session) validateDirect(node, shell *spec.Schema, data any, path string) *openapivalidate.Result {
 	sv, ok := s.built[shell]
 	if !ok {
-		sv = openapivalidate.NewSchemaValidator(shell, s.v.schema, path, strfmt.Default, s.children(node))
+		sv = openapivalidate.NewSchemaValidator(shell, s.v.schema, path, s.v.formats, s.children(node))
 		s.built[shell] = sv
 	}
 	sv.SetPath(path)
@@ -261,7 +279,7 @@ type trimmedValidator struct {
 }
 
 func (t *trimmedValidator) Validate(data any) *openapivalidate.Result {
-	return openapivalidate.NewSchemaValidator(t.v.trim(t.schema, data), t.v.schema, t.path, strfmt.Default, t.v.fresh).Validate(data)
+	return openapivalidate.NewSchemaValidator(t.v.trim(t.schema, data), t.v.schema, t.path, t.v.formats, t.v.fresh).Validate(data)
 }
 
 // trim returns s, or a shallow copy of it whose Properties are only those

@@ -43,7 +43,7 @@ func TestTrimmedValidatorAgrees(t *testing.T) {
 		`{"spec":{"name":"ok","items":[{"id":"a"},{"id":"b","port":-1,"z":1}],"port":true,"either":{"a":"x","b":9}}}`,
 		`{"spec":{"name":"ok","items":[{}],"either":{},"nested":{"p":{"v":1,"w":"2024-01-01T00:00:00Z"},"q":{"w":"yesterday"}}}}`,
 	}
-	v := newOpenAPIValidator(&s)
+	v := newOpenAPIValidator(&s, strfmt.Default)
 	for round, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {7, 6, 5, 4, 3, 2, 1, 0}, {1, 0, 1, 6, 6, 7, 5, 2}} {
 		for _, i := range order {
 			var obj any

@@ -14,6 +14,7 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -96,6 +97,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 			Detail: fmt.Sprintf("strict decoding error: unknown field %q", p)})
 	}
 	if meta != nil {
+		generateName(meta)
 		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
 			errs = append(errs, field.Invalid(field.NewPath("metadata"), nil, err.Error()))
 		}
@@ -304,4 +306,20 @@ func builtinNameFn(gv, kind string) apimachineryvalidation.ValidateNameFunc {
 		return apimachineryvalidation.ValidateNamespaceName
 	}
 	return apimachineryvalidation.NameIsDNSSubdomain
+}
+
+// generateName names an object that has only metadata.generateName the way
+// the API server does before it validates a create (rest.BeforeCreate with
+// names.SimpleNameGenerator: the prefix cut to 58 characters, then 5 random
+// characters, here a fixed valid suffix). Argo CD creates its hook Jobs so.
+func generateName(meta *metav1.ObjectMeta) {
+	if meta.Name != "" || meta.GenerateName == "" {
+		return
+	}
+	const keep = 63 - 5
+	prefix := meta.GenerateName
+	if len(prefix) > keep {
+		prefix = prefix[:keep]
+	}
+	meta.Name = prefix + "x7k2q"
 }
