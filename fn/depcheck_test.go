@@ -17,7 +17,9 @@ import (
 // which is built on client-go's informers, listers and clients. Those are
 // allowed only as that library (k8s.io/apiserver), component-base's
 // tracing, and internal/policy (which hands the admission plugin its
-// in-memory informers) import them; nothing else may reach client-go. The
+// in-memory informers) import them, and Kubernetes' feature list (read by
+// its validation of built-in kinds, internal/apivalidation) imports
+// client-go's feature-gate names; nothing else may reach client-go. The
 // API server's CEL environment reaches cobra through
 // k8s.io/component-base/cli/flag; no gate code imports cobra. cli-runtime,
 // kustomize's renderer, Helm and the plugin's and pipeline's packages stay
@@ -36,7 +38,7 @@ func TestFunctionBinaryIsLean(t *testing.T) {
 	// bring it in.
 	allowed := map[string][]string{
 		"github.com/spf13/cobra": {"k8s.io/component-base/cli/flag"},
-		"k8s.io/client-go":       {"k8s.io/apiserver/", "k8s.io/component-base/tracing", gate + "internal/policy"},
+		"k8s.io/client-go":       {"k8s.io/apiserver/", "k8s.io/component-base/tracing", gate + "internal/policy", "k8s.io/kubernetes/pkg/features"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, " ")

@@ -14,6 +14,7 @@ func RuleIDs() []string {
 		"render-empty",
 		"api-deprecated",
 		"api-removed",
+		"api-validation",
 		"schema",
 		"schema-unknown",
 		"image-digest",

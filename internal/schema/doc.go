@@ -18,10 +18,13 @@
 // k8s.io/api (the APILifecycle* methods the API server itself reads),
 // embedded as data/lifecycle.json.
 //
-// Known gaps against a real API server, all because the data is not in the
-// published OpenAPI: the hand-written validation of built-in kinds (enum
-// values such as imagePullPolicy, port ranges, DNS-label names of Services)
-// is not applied; names of built-in objects are checked with the loosest
-// rule (path segment); recursive built-in schemas (a CRD's own openAPIV3Schema)
-// are checked for unknown fields to one level of recursion only.
+// A built-in object that passes its schema then meets the API server's
+// hand-written validation of its kind (internal/apivalidation), reported as
+// RuleAPIValidation: what the published OpenAPI does not carry (enum values
+// such as imagePullPolicy, port ranges, selectors that miss their template).
+//
+// Known gaps against a real API server: webhook configurations get no
+// hand-written validation (see internal/apivalidation); recursive built-in
+// schemas (a CRD's own openAPIV3Schema) are checked for unknown fields to
+// one level of recursion only.
 package schema

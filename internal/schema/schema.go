@@ -27,6 +27,9 @@ const (
 	RuleSchemaUnknown = "schema-unknown"
 	RuleAPIRemoved    = "api-removed"
 	RuleAPIDeprecated = "api-deprecated"
+	// RuleAPIValidation: a built-in object that passed the schema but that
+	// its kind's hand-written validation in the API server rejects.
+	RuleAPIValidation = "api-validation"
 )
 
 // Options configures a Validator.
@@ -44,7 +47,7 @@ type Options struct {
 
 // Result is one problem with one object.
 type Result struct {
-	Rule       string // RuleSchema, RuleSchemaUnknown, RuleAPIRemoved, RuleAPIDeprecated
+	Rule       string // RuleSchema, RuleSchemaUnknown, RuleAPIRemoved, RuleAPIDeprecated, RuleAPIValidation
 	Index      int    // position of the object in the input
 	APIVersion string
 	Kind       string

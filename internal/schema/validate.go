@@ -14,10 +14,12 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/apivalidation"
 )
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
@@ -46,9 +48,20 @@ func (v *Validator) validateOne(ctx context.Context, index int, obj map[string]a
 	if c == nil {
 		return out
 	}
-	for _, e := range c.check(ctx, obj) {
+	errs := c.check(ctx, obj)
+	out = append(out, fieldResults(base, RuleSchema, errs)...)
+	if len(errs) == 0 && !c.custom {
+		out = append(out, apiValidation(base, obj)...)
+	}
+	return out
+}
+
+// fieldResults turns field errors into results of one rule.
+func fieldResults(base Result, rule string, errs field.ErrorList) []Result {
+	var out []Result
+	for _, e := range errs {
 		r := base
-		r.Rule, r.Field, r.Reason = RuleSchema, e.Field, e.ErrorBody()
+		r.Rule, r.Field, r.Reason = rule, e.Field, e.ErrorBody()
 		if e.Type == field.ErrorTypeNotSupported && e.BadValue == (field.OmitValueType{}) {
 			r.Reason = e.Detail // unknown field: the decoder's words
 		}
@@ -58,6 +71,22 @@ func (v *Validator) validateOne(ctx context.Context, index int, obj map[string]a
 		out = append(out, r)
 	}
 	return out
+}
+
+// apiValidation is the API server's next step for a built-in object that
+// passed the schema: its kind's hand-written validation (apivalidation).
+// A decoding error there (a quantity like "1Gb") is the whole object's.
+func apiValidation(base Result, obj map[string]any) []Result {
+	verdict, ok := apivalidation.Validate(obj)
+	if !ok || verdict == nil {
+		return nil
+	}
+	if verdict.Decode != "" {
+		r := base
+		r.Rule, r.Reason = RuleAPIValidation, verdict.Decode
+		return []Result{r}
+	}
+	return fieldResults(base, RuleAPIValidation, verdict.Fields)
 }
 
 // check runs the API server's create path on a copy-free object it owns:
@@ -245,7 +274,7 @@ func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, e
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind), walks: walksOf(s)}
+	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind, minorOf(v.version)), walks: walksOf(s)}
 	v.compiled[key] = c
 	return c, nil
 }
@@ -294,12 +323,15 @@ func dropNulls(x any) {
 }
 
 // builtinNameFn is the name rule of a built-in kind: most use DNS
-// subdomains, Services DNS-1035 labels, Namespaces DNS labels, and RBAC
-// objects path segments ("system:controller:…").
-func builtinNameFn(gv, kind string) apimachineryvalidation.ValidateNameFunc {
+// subdomains, Services DNS-1035 labels (DNS labels from Kubernetes 1.36,
+// where RelaxedServiceNameValidation is on by default), Namespaces DNS
+// labels, and RBAC objects path segments ("system:controller:…").
+func builtinNameFn(gv, kind string, minor int) apimachineryvalidation.ValidateNameFunc {
 	switch {
 	case strings.HasPrefix(gv, "rbac.authorization.k8s.io/"):
 		return path.ValidatePathSegmentName
+	case gv == "v1" && kind == "Service" && minor >= 36:
+		return apimachineryvalidation.NameIsDNSLabel
 	case gv == "v1" && kind == "Service":
 		return apimachineryvalidation.NameIsDNS1035Label
 	case gv == "v1" && kind == "Namespace":

@@ -28,6 +28,7 @@ func Rules() []rules.Rule {
 
 		schema.Deprecated,
 		schema.Removed,
+		schema.APIValidation,
 		schema.Schema,
 		schema.Unknown,
 
