@@ -29,7 +29,10 @@ spec:
 // shop is a checkout: two overlays of one base, Applications (two of them
 // deploying the same overlay), an ApplicationSet over both overlays, and a
 // Flux GitRepository (the checkout) with a Kustomization.
-func shop(t *testing.T) string {
+func shop(t *testing.T) string { return shopWith(t, "wrong") }
+
+// shopWith is shop with the staging element's namespace.
+func shopWith(t *testing.T, stagingNamespace string) string {
 	return testutil.WriteFiles(t, t.TempDir(), map[string]string{
 		"envs/base/kustomization.yaml":    "resources: [web.yaml]\n",
 		"envs/base/web.yaml":              web("ghcr.io/example/web:1@" + digest),
@@ -47,7 +50,7 @@ spec:
   - list:
       elements:
       - {env: prod, namespace: shop-prod}
-      - {env: staging, namespace: wrong}
+      - {env: staging, namespace: ` + stagingNamespace + `}
   template:
     metadata: {name: 'shop-{{.env}}'}
     spec:
@@ -172,5 +175,42 @@ func TestExpandMissingSourceIsNoVerdict(t *testing.T) {
 	}
 	if res.Report().Verdict(false) != finding.VerdictNoVerdict {
 		t.Error("the run must be no verdict")
+	}
+}
+
+// TestSelftestOverThePlan: selftest is one function over the plan; each
+// unit gets the rules' mutants, and the ApplicationSet unit its own (an
+// element with a wrong namespace), which argocd-destination-namespace
+// stops.
+func TestSelftestOverThePlan(t *testing.T) {
+	root := shopWith(t, "shop-staging")
+	in := pipeline.Inputs{Kustomizations: []string{filepath.Join(root, "apps")}, AppsRoot: root, RepoURLs: []string{repoURL}}
+	res, err := pipeline.Plan(context.Background(), in, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := res.Selftest(context.Background())
+	if len(inputs) != len(res.Units) {
+		t.Fatalf("want one selftest input per unit, got %d for %d", len(inputs), len(res.Units))
+	}
+	var found bool
+	for _, in := range inputs {
+		if in.Input != "ApplicationSet argocd/shop" {
+			continue
+		}
+		if in.Baseline != pipeline.BaselinePass {
+			t.Fatalf("the ApplicationSet's baseline: %s %s %v", in.Baseline, in.Error, in.Findings)
+		}
+		for _, row := range in.Mutants {
+			if strings.HasPrefix(row.Mutant, "an ApplicationSet list element with a wrong namespace (spec.generators[0].list.elements[") {
+				found = true
+				if row.Got != "fail" || row.Input != in.Input {
+					t.Errorf("the ApplicationSet mutant must be stopped: %+v", row)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no ApplicationSet mutant row")
 	}
 }
