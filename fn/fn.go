@@ -77,6 +77,11 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	if err != nil {
 		return p.fail(rl, fmt.Errorf("functionConfig: %w", err))
 	}
+	trusted, err := floor()
+	if err != nil {
+		return p.fail(rl, err)
+	}
+	obj = onFloor(trusted, obj)
 	crds, err := inlineCRDs(&obj.Spec)
 	if err != nil {
 		return p.fail(rl, err)
@@ -86,8 +91,13 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 		return p.fail(rl, err)
 	}
 	// The function's config is the trusted config: its exceptions waive,
-	// audited once as the run is this one call.
-	waivers := waiver.New(&obj.Spec, "functionConfig "+obj.Kind+" "+obj.Metadata.Name, "", p.clock())
+	// audited once as the run is this one call. With a floor, only the
+	// floor's exceptions waive (config.Tighten).
+	source := "functionConfig " + obj.Kind + " " + obj.Metadata.Name
+	if trusted != nil {
+		source = EnvTrustedConfig + " " + trusted.Kind + " " + trusted.Metadata.Name
+	}
+	waivers := waiver.New(&obj.Spec, source, "", p.clock())
 	opts := gate.Options{Config: &obj.Spec, Pin: obj.Kind == config.KindPin, Waivers: waivers, CRDs: crds}
 	deps := gate.Deps{Version: p.version}
 	if checker != nil {
