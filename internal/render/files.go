@@ -20,9 +20,9 @@ import (
 // Stdin is the path that names standard input.
 const Stdin = "-"
 
-// ReaderAnnotations are the annotations the readers set; printers remove
-// them.
-var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, manifest.AnnoImageSources}
+// ReaderAnnotations are the annotations the readers and the Helm renderer
+// set; printers remove them.
+var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, manifest.AnnoImageSources, manifest.AnnoHelmSource}
 
 // Files reads rendered manifests from files, directories (their .yaml, .yml
 // and .json files; subdirectories with recursive) and "-" for stdin. Each
