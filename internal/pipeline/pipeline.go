@@ -90,6 +90,9 @@ type RenderOptions struct {
 	NoRemote bool
 	// MaxInputBytes bounds a -f file or stdin; 0 is stream.DefaultMaxBytes.
 	MaxInputBytes int64
+	// Sort orders kustomize renders as `kustomize build` prints them
+	// (render.Options.Sort), for a caller that prints the render.
+	Sort bool
 }
 
 // RegistryOptions say how images are resolved.
@@ -213,6 +216,7 @@ func (s *session) renderOptions() render.Options {
 		HelmRepoCache:      s.o.Helm.RepoCache,
 		NoRemote:           s.o.Render.NoRemote,
 		MaxFileBytes:       s.o.Render.MaxInputBytes,
+		Sort:               s.o.Render.Sort,
 	}
 }
 

@@ -39,6 +39,11 @@ type Options struct {
 	// that names a remote resource is refused before anything is fetched
 	// (RemoteRefs).
 	NoRemote bool
+	// Sort orders the render as `kustomize build` prints it: the
+	// kustomization's sortOptions, else kustomize's legacy order
+	// (Namespaces and CRDs first, webhooks last). Without it the render
+	// keeps the kustomization's order (krusty's default).
+	Sort bool
 }
 
 // Found is a Gate or Pin config listed in a kustomization.
@@ -133,6 +138,9 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 
 func krustyOptions(o Options) *krusty.Options {
 	opts := krusty.MakeDefaultOptions()
+	if o.Sort {
+		opts.Reorder = krusty.ReorderOptionUnspecified
+	}
 	if o.LoadRestrictorNone {
 		opts.LoadRestrictions = types.LoadRestrictionsNone
 	}
