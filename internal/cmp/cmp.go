@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/schema"
 )
 
 // Environment variables Argo CD sets for a generate command
@@ -119,7 +121,11 @@ func (e *Env) Prefix() string {
 // CD did not say (the newest embedded). A version outside embedded is an
 // error naming it and the embedded range: validating against another
 // version's schemas would judge fields that cluster does not have.
-func (e *Env) SchemaTarget(embedded []string) (string, error) {
+func (e *Env) SchemaTarget() (string, error) {
+	return e.schemaTarget(schema.Versions())
+}
+
+func (e *Env) schemaTarget(embedded []string) (string, error) {
 	if e.KubeVersion == "" {
 		return "", nil
 	}

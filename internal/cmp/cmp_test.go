@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/cmp"
+	"github.com/kubectl-gate/kubectl-gate/internal/schema"
 )
 
 // environ turns name=value pairs into a lookup and an environ list.
@@ -161,16 +162,17 @@ func TestValuesFilesStayInTheRepository(t *testing.T) {
 }
 
 func TestSchemaTarget(t *testing.T) {
-	embedded := []string{"1.34", "1.35", "1.36", "1.37"}
+	embedded := schema.Versions()
+	oldest, newest := embedded[0], embedded[len(embedded)-1]
 	for _, tc := range []struct{ in, want, err string }{
 		{"", "", ""},
-		{"1.35.2", "1.35", ""},
-		{"v1.37.0-eks-1234", "1.37", ""},
-		{"1.29.8", "", `KUBE_VERSION="1.29.8": the gate embeds the schemas of Kubernetes 1.34 to 1.37 only`},
+		{oldest + ".2", oldest, ""},
+		{"v" + newest + ".0-eks-1234", newest, ""},
+		{"1.29.8", "", `KUBE_VERSION="1.29.8": the gate embeds the schemas of Kubernetes ` + oldest + " to " + newest + " only"},
 		{"one", "", "is not a Kubernetes version"},
 	} {
 		e := &cmp.Env{KubeVersion: tc.in}
-		got, err := e.SchemaTarget(embedded)
+		got, err := e.SchemaTarget()
 		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("SchemaTarget(%q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
 		}
