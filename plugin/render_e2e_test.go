@@ -316,21 +316,6 @@ func TestE2EValidatorsRoute(t *testing.T) {
 	if r.Code == 0 || r.Stdout != "" || !strings.Contains(r.Stderr, "[image-digest]") {
 		t.Errorf("floor set: exit %d, want a failed build naming image-digest:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	// The example app of the validators route, with gate-fn where the
-	// repo-server's init container puts it (here: on PATH by name).
-	example := filepath.Join(repo, "examples", "argocd", "validators", "app")
-	gate := filepath.Join(example, "gate.yaml")
-	b, err := os.ReadFile(gate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(gate, bytes.ReplaceAll(b, []byte("/custom-tools/gate-fn"), []byte(filepath.Join(bin, "gate-fn"))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r = testutil.Run(t, example, "", append(env, "KUBECTL_GATE_CONFIG="+filepath.Join(repo, "examples", "argocd", "floor", "gate.yaml")), kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-	if r.Code != 0 || len(objects(t, r.Stdout)) != 3 {
-		t.Errorf("validators example: exit %d, want 0 and 3 objects:\n%s", r.Code, r.Stderr)
-	}
 }
 
 // copyDir copies a directory tree of regular files.
