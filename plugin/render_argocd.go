@@ -256,3 +256,10 @@ func insideRoot(root, path string) error {
 	}
 	return nil
 }
+
+func orDot(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}
