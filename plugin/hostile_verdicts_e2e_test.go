@@ -67,5 +67,11 @@ func verdictCases(t *testing.T) []hostileCase {
 					t.Errorf("TMPDIR holds %s after the run", left[0].Name())
 				}
 			}},
+		// The API server refuses to store a ValidatingAdmissionPolicy whose
+		// expression does not compile, even under failurePolicy: Ignore.
+		{name: "--policy with an uncompilable VAP expression under failurePolicy: Ignore", args: []string{"check", "-f", "pod.yaml", "--policy", "vap.yaml"},
+			files: map[string]string{"pod.yaml": pinned, "vap.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: broken}\nspec:\n  failurePolicy: Ignore\n" +
+				"  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}\n  validations: [{expression: 'object.spec.containers.all(c, '}]\n"},
+			code: 2, want: "the API server refuses it: spec.validations[0].expression", stdout: true},
 	}
 }

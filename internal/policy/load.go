@@ -263,6 +263,9 @@ func validatePolicy(p *admissionv1.ValidatingAdmissionPolicy) error {
 	if _, ok := paramGVK(p); p.Spec.ParamKind != nil && !ok {
 		return fmt.Errorf("ValidatingAdmissionPolicy %q: spec.paramKind.apiVersion %q does not parse", p.Name, p.Spec.ParamKind.APIVersion)
 	}
+	if err := compileErrors(p); err != nil {
+		return fmt.Errorf("ValidatingAdmissionPolicy %q: %w", p.Name, err)
+	}
 	return nil
 }
 

@@ -77,3 +77,29 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// A policy whose expressions the API server would not compile is refused
+// on load, failurePolicy Ignore or not: the API server refuses to store it
+// (its create-time type check), so it would never run.
+func TestLoadRefusesWhatDoesNotCompile(t *testing.T) {
+	head := "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: x}\nspec:\n  failurePolicy: Ignore\n  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}\n"
+	for name, c := range map[string]struct{ spec, want string }{
+		"syntax":             {"  validations: [{expression: 'object.spec.containers.all(c, '}]\n", "spec.validations[0].expression"},
+		"undeclared field":   {"  validations: [{expression: 'object.nosuch.all(c, true) && params.x'}]\n", "spec.validations[0].expression"},
+		"message expression": {"  validations: [{expression: 'true', messageExpression: '1 +'}]\n", "spec.validations[0].messageExpression"},
+		"variable":           {"  variables: [{name: v, expression: 'object.spec.containers.map('}]\n  validations: [{expression: 'true'}]\n", "spec.variables[0].expression"},
+		"match condition":    {"  matchConditions: [{name: m, expression: '\"a\" + 1'}]\n  validations: [{expression: 'true'}]\n", "spec.matchConditions[0].expression"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(Source{Name: "p.yaml", Docs: parseDocs(t, head+c.spec)})
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "the API server refuses it") {
+				t.Fatalf("err = %v, want a ConfigError naming %s", err, c.want)
+			}
+		})
+	}
+	ok := head + "  variables: [{name: n, expression: 'size(object.spec.containers)'}]\n  validations: [{expression: 'variables.n > 0', messageExpression: '\"containers: \" + string(variables.n)'}]\n"
+	if _, err := Load(Source{Name: "p.yaml", Docs: parseDocs(t, ok)}); err != nil {
+		t.Fatalf("a policy that compiles: %v", err)
+	}
+}
