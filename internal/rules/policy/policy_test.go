@@ -44,7 +44,7 @@ func TestMutantsFireTheExamplePolicies(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := config.Default()
-		cfg.Policies = []string{filepath.Join(root, "vap")}
+		cfg.Policies = []config.Entry{{Path: filepath.Join(root, "vap")}}
 		return &rules.Subject{Resources: res.Resources, Config: cfg}
 	}
 	if n := check("baseline", fresh()); n != 0 {
