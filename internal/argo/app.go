@@ -106,6 +106,10 @@ type AppSource struct {
 	Resources []*yaml.RNode
 	Err       error
 	Skipped   string
+	// Assumed is set on the first source that named a repository when the
+	// checkout has no git remote and no --repo-url was given: the gate took
+	// that repository as the checkout, and says so (an info finding).
+	Assumed string
 }
 
 // RendersOf returns the renders of an Application's sources, by source

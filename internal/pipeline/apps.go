@@ -57,6 +57,33 @@ type expander struct {
 	// generated and fluxSources serve generate (generated.go).
 	generated   map[string]bool
 	fluxSources []*yaml.RNode
+	// assume is set when the checkout names no repository (no git remote,
+	// no --repo-url): the first repository a source names is taken as the
+	// checkout (adopt), said once by an info finding, and every other
+	// repository is no verdict naming --repo-url.
+	assume  bool
+	assumed string
+}
+
+// adopt, when the checkout names no repository yet, takes url as the
+// checkout's and returns the info line that says so; else "".
+func (a *expander) adopt(url string) string {
+	if !a.assume || a.assumed != "" || url == "" {
+		return ""
+	}
+	a.assumed = url
+	a.remotes = []string{render.NormalizeRepoURL(url)}
+	return fmt.Sprintf("the checkout at %s has no git remote and no --repo-url was given: the gate took it for %s, the first repository the inputs name, and renders every source of that repository from it; pass --repo-url %s to say so (or the checkout's own URL: then the sources of %s are not rendered)",
+		a.s.in.AppsRoot, url, url, url)
+}
+
+// skipWhy adds to a skip reason, when the checkout was only assumed to be
+// one repository, how to name it.
+func (a *expander) skipWhy(why string) string {
+	if a.assumed == "" || why == "" {
+		return why
+	}
+	return why + "; the checkout has no git remote, so the gate took it for " + a.assumed + " (the first repository named): pass --repo-url with the checkout's repository"
 }
 
 // expand renders the Applications' sources and what the ApplicationSets
@@ -75,6 +102,7 @@ func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
 		return nil, &config.UsageError{Where: "--apps-root", Err: fmt.Errorf("%q is not a directory", root)}
 	}
 	a := &expander{s: s, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}}
+	a.assume = len(a.remotes) == 0
 	level := units
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
 		var fresh []*Unit
@@ -119,8 +147,11 @@ func (a *expander) plan(u *Unit) []*Unit {
 				continue
 			}
 			as := argo.AppSource{App: app, Index: src.Index, Path: src.Path}
+			if src.Chart == "" {
+				as.Assumed = a.adopt(src.RepoURL)
+			}
 			if why := render.SkipSource(root, a.remotes, src); why != "" {
-				as.Skipped = why
+				as.Skipped = a.skipWhy(why)
 				u.apps = append(u.apps, as)
 				continue
 			}

@@ -81,9 +81,13 @@ func (a *expander) once(key string) bool {
 	return true
 }
 
-// isCheckout reports whether a repoURL names the checkout at --apps-root
-// (any does when the checkout names no repository).
-func (a *expander) isCheckout(url string) bool {
+// isCheckout reports whether a repoURL names the checkout at --apps-root;
+// when the checkout names no repository, the first one asked about is
+// taken for it (adopt) and the info line kept in note.
+func (a *expander) isCheckout(url string, note *string) bool {
+	if n := a.adopt(url); n != "" && note != nil {
+		*note = n
+	}
 	return len(a.remotes) == 0 || slices.Contains(a.remotes, render.NormalizeRepoURL(url))
 }
 
@@ -101,7 +105,8 @@ func (a *expander) expandAppSet(u *Unit, set *yaml.RNode) *Unit {
 	// The rules see it too (argocd-source-not-rendered skips an
 	// ApplicationSet with an entry), in check and in selftest alike.
 	u.apps = append(u.apps, argo.AppSource{App: set, Index: -1, Skipped: "expanded: its Applications are checked as their own input"})
-	gens, err := appset.Expand(set, appset.Options{Root: a.s.in.AppsRoot, IsCheckout: a.isCheckout, MaxFileBytes: a.s.o.Render.MaxInputBytes})
+	note := &u.apps[len(u.apps)-1].Assumed
+	gens, err := appset.Expand(set, appset.Options{Root: a.s.in.AppsRoot, IsCheckout: func(url string) bool { return a.isCheckout(url, note) }, MaxFileBytes: a.s.o.Render.MaxInputBytes})
 	if err != nil {
 		g.Err = fmt.Errorf("%s: %w: no verdict on what it generates", name, err)
 		return g
@@ -128,19 +133,20 @@ func (a *expander) renderFlux(ctx context.Context, u *Unit, ks *yaml.RNode) *Uni
 	g := &Unit{Source: &FluxKustomization{Name: name}}
 	ref := flux.KustomizationSource(ks)
 	src := flux.FindSource(ref, a.fluxSources)
+	note := ""
 	switch {
 	case ref.Kind != "GitRepository":
 		g.Err = fmt.Errorf("%s: its source is %s %s/%s: the gate renders Flux Kustomizations from the git checkout only: no verdict", name, ref.Kind, ref.Namespace, ref.Name)
 	case src == nil:
 		g.Err = fmt.Errorf("%s: its source GitRepository %s/%s is not in the input, so the gate cannot tell whether it is the checkout at %s: no verdict", name, ref.Namespace, ref.Name, a.s.in.AppsRoot)
-	case !a.isCheckout(yamlString(src, "spec", "url")):
-		g.Err = fmt.Errorf("%s: GitRepository %s/%s (%s) is not the repository checked out at %s: no verdict", name, ref.Namespace, ref.Name, yamlString(src, "spec", "url"), a.s.in.AppsRoot)
+	case !a.isCheckout(yamlString(src, "spec", "url"), &note):
+		g.Err = fmt.Errorf("%s: %s: no verdict", name, a.skipWhy(fmt.Sprintf("GitRepository %s/%s (%s) is not the repository checked out at %s", ref.Namespace, ref.Name, yamlString(src, "spec", "url"), a.s.in.AppsRoot)))
 	default:
 		end := stop.Doing(ctx, "rendering "+name)
 		g.Resources, g.Err = a.fluxRender(name, ks, u)
 		end()
 	}
-	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path")})
+	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path"), Assumed: note})
 	a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: g})
 	return g
 }
@@ -167,6 +173,7 @@ func (a *expander) helmRelease(ctx context.Context, u *Unit, hr *yaml.RNode) *Un
 		ref.Namespace = hr.GetNamespace()
 	}
 	src := flux.FindSource(ref, a.fluxSources)
+	note := ""
 	unsupported := ""
 	for _, f := range [][]string{{"spec", "chartRef"}, {"spec", "valuesFrom"}, {"spec", "chart", "spec", "valuesFiles"}, {"spec", "postRenderers"}} {
 		if n, _ := hr.Pipe(yaml.Lookup(f...)); n != nil && unsupported == "" {
@@ -178,15 +185,15 @@ func (a *expander) helmRelease(ctx context.Context, u *Unit, hr *yaml.RNode) *Un
 		g.Err = fmt.Errorf("%s: chart %s: %s is not rendered by the gate: no verdict", name, chart, unsupported)
 	case ref.Kind != "GitRepository":
 		g.Err = fmt.Errorf("%s: chart %s comes from %s %s/%s, not the checkout: no verdict", name, chart, ref.Kind, ref.Namespace, ref.Name)
-	case src == nil || !a.isCheckout(yamlString(src, "spec", "url")):
-		g.Err = fmt.Errorf("%s: chart %s: its GitRepository %s/%s is not in the input or not the checkout at %s: no verdict", name, chart, ref.Namespace, ref.Name, a.s.in.AppsRoot)
+	case src == nil || !a.isCheckout(yamlString(src, "spec", "url"), &note):
+		g.Err = fmt.Errorf("%s: chart %s: %s: no verdict", name, chart, a.skipWhy(fmt.Sprintf("its GitRepository %s/%s is not in the input or not the checkout at %s", ref.Namespace, ref.Name, a.s.in.AppsRoot)))
 	default:
 		g.Resources, g.Err = a.renderRelease(ctx, hr, chart)
 		if g.Err != nil {
 			g.Err = fmt.Errorf("%s: chart %s: %w", name, chart, g.Err)
 		}
 	}
-	u.apps = append(u.apps, argo.AppSource{App: hr, Index: -1, Path: chart})
+	u.apps = append(u.apps, argo.AppSource{App: hr, Index: -1, Path: chart, Assumed: note})
 	a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: g})
 	return g
 }

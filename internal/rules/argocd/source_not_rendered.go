@@ -27,6 +27,13 @@ func checkSourceNotRendered(c *rules.Context) []finding.Finding {
 		f.NoVerdict = f.Severity != finding.SeverityInfo
 		out = append(out, f)
 	}
+	// A repository the gate only assumed the checkout to be is said once,
+	// on the source that named it first (issue 19: never silent).
+	for _, as := range c.Apps {
+		if as.Assumed != "" {
+			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityInfo, as.App, "", nil, "%s", as.Assumed))
+		}
+	}
 	return out
 }
 
