@@ -32,6 +32,7 @@ func RuleIDs() []string {
 		"rollout-single-writer",
 		"rollout-traffic-ref",
 		"rollout-workload-ref",
+		"app-shared-object",
 		"argocd-destination-namespace",
 		"argocd-ignore-differences",
 		"argocd-source-empty",

@@ -49,6 +49,7 @@ func Rules() []rules.Rule {
 		rollouts.TrafficRef,
 		rollouts.WorkloadRef,
 
+		argocd.SharedObject,
 		argocd.DestinationNamespace,
 		argocd.IgnoreDifferences,
 		argocd.SourceEmpty,

@@ -16,7 +16,7 @@ import (
 var Duplicate = rules.Rule{
 	ID: "render-duplicate", Default: finding.SeverityError, Family: "render",
 	Doc:      "the same object (API group, kind, namespace, name) is in the render more than once: the copies are applied one after the other and the last wins, whichever it is; a cluster-scoped kind counts once whatever namespace each copy names; local config and objects named only by generateName do not count",
-	Outage:   "a second copy of an object (a duplicated manifest, two Applications' sources in one render) silently replaces the one that was checked and reviewed",
+	Outage:   "a second copy of an object (a duplicated manifest, two copies in one -f stream; the same object rendered by two Applications is app-shared-object) silently replaces the one that was checked and reviewed",
 	Mutation: "add a second copy of an object with a changed label",
 	Check:    checkDuplicate,
 	Mutants: []rules.Mutant{
