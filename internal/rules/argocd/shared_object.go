@@ -25,8 +25,7 @@ var SharedObject = rules.Rule{
 // owned is one object as one owner renders it.
 type owned struct {
 	owner, source string
-	app           *yaml.RNode
-	body          string
+	obj           *yaml.RNode
 }
 
 func checkSharedObject(c *rules.Context) []finding.Finding {
@@ -37,13 +36,14 @@ func checkSharedObject(c *rules.Context) []finding.Finding {
 			continue
 		}
 		cluster, ns := destination(as.App)
-		o := owned{owner: ownerName(as.App), source: sourceName(as), app: as.App}
+		o := owned{owner: ownerName(as.App), source: sourceName(as)}
+		scope := argo.NewScopeOf(as.Resources) // once per render: per object it is quadratic
 		for _, obj := range as.Resources {
-			if manifest.IsLocalConfig(obj) {
+			if manifest.IsLocalConfig(obj) || argo.IsArgoConfig(obj) {
 				continue
 			}
 			objNS := obj.GetNamespace()
-			if objNS == "" && argo.Namespaced(obj, as.Resources) {
+			if objNS == "" && !scope.Cluster(manifest.Kind(obj)) {
 				objNS = ns
 			}
 			group, _, _ := strings.Cut(obj.GetApiVersion(), "/")
@@ -51,7 +51,7 @@ func checkSharedObject(c *rules.Context) []finding.Finding {
 				group = ""
 			}
 			key := strings.Join([]string{cluster, group, obj.GetKind(), objNS, obj.GetName()}, "\x00")
-			o.body = body(obj)
+			o.obj = obj
 			prev, seen := first[key]
 			if !seen {
 				first[key] = o
@@ -64,7 +64,7 @@ func checkSharedObject(c *rules.Context) []finding.Finding {
 			if objNS != "" {
 				what += " (ns " + objNS + ")"
 			}
-			if prev.body == o.body {
+			if body(prev.obj) == body(obj) {
 				out = append(out, manifest.Finding("app-shared-object", finding.SeverityWarning, as.App, "", what,
 					"%s is rendered identically by %s (%s) and %s (%s) for cluster %s: both apps own it, and pruning or deleting either removes what the other deploys", what, prev.owner, prev.source, o.owner, o.source, cluster))
 				continue
