@@ -9,12 +9,14 @@ import (
 	"syscall"
 
 	"github.com/kubectl-gate/kubectl-gate/fn"
+	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
+	supervise.Run("gate-fn", 3) // a crash Go cannot recover from is still no verdict
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := fn.Run(ctx, os.Stdin, os.Stdout, os.Stderr, version)
 	stop()

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 	"github.com/kubectl-gate/kubectl-gate/plugin"
 )
 
@@ -17,6 +18,7 @@ import (
 var version = "dev"
 
 func main() {
+	supervise.Run("kubectl gate", plugin.ExitNoVerdict) // a crash Go cannot recover from is still no verdict
 	// SIGINT and SIGTERM end the run: plugin.Run returns exit 3 within a
 	// moment, naming what was running (README "Exit codes"). A second
 	// signal exits at once.
