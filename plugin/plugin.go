@@ -75,6 +75,8 @@ func commands(version string) map[string]command {
 			func(ctx context.Context, a []string, s Streams) int { return runCheck(ctx, a, s, version, true) }},
 		"render": {"render, check, print the render only when it passes (kubectl apply's input; Argo CD's plugin)",
 			func(ctx context.Context, a []string, s Streams) int { return runRender(ctx, a, s, version) }},
+		"diff": {"what a change does: renders, findings new/fixed (--base REF)",
+			func(ctx context.Context, a []string, s Streams) int { return runDiff(ctx, a, s, version) }},
 		"selftest": {"prove the gate goes red on what it must stop",
 			func(ctx context.Context, a []string, s Streams) int { return runSelftest(ctx, a, s, version) }},
 		"status": {"live: is Argo CD's green light telling the truth? (APP [-n argocd])",

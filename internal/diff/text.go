@@ -1,0 +1,110 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
+)
+
+// Formats lists the output formats of diff.
+var Formats = []string{"text", "json", "markdown", "html"}
+
+// Headline is the counts line every format starts with.
+func (r *Report) Headline() string {
+	c := r.Counts
+	return fmt.Sprintf("findings: %d new (%d error(s)), %d fixed, %d unchanged · objects: %d added, %d removed, %d changed · %d input(s)/app(s) unchanged",
+		c.New, c.NewErrors, c.Fixed, c.Unchanged, c.Added, c.Removed, c.Changed, c.UnchangedUnits)
+}
+
+// RendererLine names the renderers in one line.
+func (r *Report) RendererLine() string {
+	keys := make([]string, 0, len(r.Renderers))
+	for k := range r.Renderers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+" "+r.Renderers[k])
+	}
+	return "renderers: " + strings.Join(parts, ", ")
+}
+
+// WriteJSON writes the report as JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kubectl gate diff: %s → %s\n%s\n%s\n", r.Base, r.Head, r.RendererLine(), r.Headline())
+	for _, s := range r.BaseNoVerdict {
+		fmt.Fprintf(&b, "base has no verdict, so every finding counts as new: %s\n", s)
+	}
+	for _, s := range r.HeadNoVerdict {
+		fmt.Fprintf(&b, "NO VERDICT at head: %s\n", s)
+	}
+	var same []string
+	for _, u := range r.Units {
+		if u.Empty() {
+			same = append(same, u.Input)
+			continue
+		}
+		fmt.Fprintf(&b, "\n== %s\n", u.Input)
+		if u.Status != "" {
+			fmt.Fprintf(&b, "  (%s)\n", u.Status)
+		}
+		for _, o := range u.Objects {
+			fmt.Fprintf(&b, "  %s %s\n", sign(o.Change), o.Key)
+			for _, f := range o.Fields {
+				fmt.Fprintf(&b, "      %s\n", f.Text())
+			}
+		}
+		for _, g := range u.groups() {
+			for _, f := range g.findings {
+				fmt.Fprintf(&b, "  %-9s %s\n", g.name, report.Describe(f))
+			}
+		}
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "\nunchanged: %s\n", strings.Join(same, "; "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Text is a field change on one line.
+func (f FieldChange) Text() string {
+	if f.Note != "" {
+		return f.Path + ": " + f.Note
+	}
+	return fmt.Sprintf("%s: %q → %q", f.Path, f.Base, f.Head)
+}
+
+func sign(change string) string {
+	switch change {
+	case Added:
+		return "+"
+	case Removed:
+		return "-"
+	}
+	return "~"
+}
+
+type group struct {
+	name     string
+	findings []finding.Finding
+}
+
+// groups are a unit's findings: new, fixed, then unchanged.
+func (u UnitChange) groups() []group {
+	return []group{{"NEW", u.New}, {"FIXED", u.Fixed}, {"unchanged", u.Unchanged}}
+}

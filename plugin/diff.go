@@ -1,0 +1,214 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/diff"
+	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
+	"github.com/kubectl-gate/kubectl-gate/internal/stop"
+)
+
+// diffOptions are diff's own flags.
+type diffOptions struct {
+	base     string
+	split    bool
+	splitDir string
+}
+
+// runDiff implements `diff --base REF`: the pipeline on the inputs at REF,
+// checked out in a temporary worktree, then on the working tree; the
+// comparison is printed and the exit code is 1 only for new error
+// findings, 3 when the head has no verdict.
+func runDiff(ctx context.Context, args []string, s Streams, version string) int {
+	o, d := &options{}, &diffOptions{}
+	fs := newFlagSet("diff", o, false)
+	fs.StringVar(&d.base, "base", "", "the git revision to compare with (a branch, tag or commit): rendered and checked in a temporary worktree")
+	fs.BoolVar(&d.split, "split", false, "-o markdown: write parts of at most 65,536 characters to kubectl-gate-diff-N.md (in --split-dir) instead of cutting")
+	fs.StringVar(&d.splitDir, "split-dir", ".", "with --split, the directory the parts are written to")
+	if done, code := parse(fs, args, s.Err); done {
+		return code
+	}
+	if err := validateDiff(o, d); err != nil {
+		return fail(s.Err, err)
+	}
+	defer stop.SetDeadline(ctx, o.timeout)()
+	base, err := loadConfig(o.configFile)
+	if err != nil {
+		return fail(s.Err, err)
+	}
+	o.denyRemoteFrom(base)
+	cwd, top, err := where(ctx)
+	if err != nil {
+		return fail(s.Err, err)
+	}
+	end := stop.Doing(ctx, "checking out "+d.base)
+	wt, err := diff.Checkout(ctx, top, d.base)
+	end()
+	if err != nil {
+		return fail(s.Err, usageErr("--base", "%v", err))
+	}
+	// The worktree goes on every path: success, failure, a crash of this
+	// goroutine, the deadline and a signal (below, before Run gives up).
+	defer wt.Remove()
+	rel, _ := filepath.Rel(top, cwd)
+	done := make(chan *diff.Report, 1)
+	printLogs := captureLogs()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: internal error: %v (a bug: please report it)\n", r)
+				done <- nil
+			}
+		}()
+		label := fmt.Sprintf("%s (%.12s)", d.base, wt.Rev)
+		baseRun := side(ctx, o, base, version, filepath.Join(wt.Dir, rel), cwd, label)
+		headRun := side(ctx, o, base, version, cwd, cwd, "working tree")
+		done <- diff.Compare(baseRun, headRun, o.kubernetesVersion)
+	}()
+	var rep *diff.Report
+	select {
+	case rep = <-done:
+	case <-ctx.Done():
+		wt.Remove()
+		fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: diff --base %s: %v\n", d.base, context.Cause(ctx))
+		return ExitNoVerdict
+	}
+	if rep == nil || !stop.Commit(ctx) {
+		wt.Remove()
+		return ExitNoVerdict
+	}
+	printLogs(s.Err)
+	if err := writeDiff(s.Out, rep, o.output, d); err != nil {
+		return fail(s.Err, err)
+	}
+	switch {
+	case len(rep.HeadNoVerdict) > 0:
+		return ExitNoVerdict
+	case rep.Counts.NewErrors > 0:
+		return ExitViolation
+	}
+	return ExitPass
+}
+
+// validateDiff checks diff's flags: those of check, a --base, a diff
+// format, no stdin (a stream has no revision), and makes the trusted
+// paths absolute: the base is run from inside its worktree.
+func validateDiff(o *options, d *diffOptions) error {
+	format := o.output
+	o.output = "text"
+	if err := o.validate(false); err != nil {
+		return err
+	}
+	o.output = format
+	if !slices.Contains(diff.Formats, format) {
+		return usageErr("--output", "%q is not one of %s", format, strings.Join(diff.Formats, ", "))
+	}
+	if d.base == "" {
+		return usageErr("--base", "required: the git revision to compare with (e.g. origin/main)")
+	}
+	if d.split && format != "markdown" {
+		return usageErr("--split", "only with -o markdown")
+	}
+	if slices.Contains(o.files, "-") {
+		return usageErr("-f", "diff reads its inputs at two revisions: - (stdin) has none")
+	}
+	// The trusted parts (config, CRDs, policies, cache, kubeconfig) come
+	// from where the caller named them, for both sides.
+	for _, p := range []*string{&o.configFile, &o.cacheDir, &o.kubeconfig, &d.splitDir} {
+		if err := absolute(p); err != nil {
+			return err
+		}
+	}
+	for i := range o.crds {
+		if err := absolute(&o.crds[i]); err != nil {
+			return err
+		}
+	}
+	for i := range o.policy.Paths {
+		if err := absolute(&o.policy.Paths[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func absolute(p *string) error {
+	if *p == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(*p)
+	if err != nil {
+		return usageErr("flags", "%q: %v", *p, err)
+	}
+	*p = abs
+	return nil
+}
+
+// where returns the working directory and the top of its git repository.
+func where(ctx context.Context) (cwd, top string, err error) {
+	if cwd, err = os.Getwd(); err == nil {
+		cwd, err = filepath.EvalSymlinks(cwd)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("finding the working directory: %w", err)
+	}
+	top, err = diff.Toplevel(ctx, cwd)
+	if err != nil {
+		return "", "", usageErr("diff", "%v", err)
+	}
+	return cwd, top, nil
+}
+
+// side runs the pipeline on the inputs from dir: the same relative paths
+// name the same inputs at both revisions, so the run changes into dir and
+// back to home. A directory the revision lacks is no verdict for that side.
+func side(ctx context.Context, o *options, base *config.Object, version, dir, home, label string) diff.Run {
+	run := diff.Run{Label: label}
+	if err := os.Chdir(dir); err != nil {
+		run.Err = fmt.Errorf("%s: the working directory does not exist at this revision: %w", label, err)
+		return run
+	}
+	defer os.Chdir(home)
+	res, err := pipeline.Run(ctx, o.inputs(nil), o.pipelineOptions(base, version, nil))
+	if err != nil {
+		run.Err = fmt.Errorf("%s: %w", label, err)
+		return run
+	}
+	run.Result, run.Report = res, res.Report()
+	return run
+}
+
+// writeDiff prints the report in its format; markdown with --split writes
+// numbered files and prints their paths.
+func writeDiff(w io.Writer, rep *diff.Report, format string, d *diffOptions) error {
+	switch format {
+	case "json":
+		return rep.WriteJSON(w)
+	case "html":
+		return rep.WriteHTML(w)
+	case "markdown":
+		parts := rep.Markdown(diff.MaxComment, d.split)
+		if !d.split {
+			_, err := io.WriteString(w, parts[0])
+			return err
+		}
+		for i, p := range parts {
+			path := filepath.Join(d.splitDir, fmt.Sprintf("kubectl-gate-diff-%d.md", i+1))
+			if err := os.WriteFile(path, []byte(p), 0o644); err != nil {
+				return fmt.Errorf("writing --split part: %w", err)
+			}
+			if _, err := fmt.Fprintln(w, path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return rep.WriteText(w)
+}
