@@ -139,7 +139,7 @@ func TestE2EDiff(t *testing.T) {
 			NewErrors int
 			Changed   int `json:"objectsChanged"`
 		}
-		Units  []struct {
+		Units []struct {
 			Input string
 			New   []struct{ Rule string }
 		}
