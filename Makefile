@@ -40,10 +40,15 @@ include .ci/browser.mk
 .PHONY: all build test unit e2e demo lint tools helm-tools bench clean
 all: build
 
-build: $(BIN)/kubectl-gate $(BIN)/gate-fn
+build: $(BIN)/kubectl-gate $(BIN)/gate-fn $(BIN)/kubectl_complete-gate
 
 $(BIN)/kubectl-gate: $(shell find cmd plugin internal -name '*.go' -not -name '*_test.go') go.mod go.sum
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/kubectl-gate
+
+# What kubectl (1.26+) runs to complete `kubectl gate <TAB>`: it asks
+# kubectl-gate next to it (plugin/complete.go).
+$(BIN)/kubectl_complete-gate: cmd/kubectl_complete-gate/main.go go.mod
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/kubectl_complete-gate
 
 $(BIN)/gate-fn: $(shell find cmd fn internal -name '*.go' -not -name '*_test.go') go.mod go.sum
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/gate-fn

@@ -2,7 +2,7 @@
 # binaries and the Dockerfile lint. Included by the Makefile
 # (`-include .ci/dist.mk`); uses its GO, LDFLAGS, VERSION and TOOLS.
 #
-#   make dist VERSION=v0.1.0           dist/kubectl-gate_<os>_<arch>.tar.gz (binary + LICENSE)
+#   make dist VERSION=v0.1.0           dist/kubectl-gate_<os>_<arch>.tar.gz (binary, kubectl_complete-gate, LICENSE)
 #                                      for linux/darwin/windows x amd64/arm64, dist/checksums.txt
 #   make krew-manifest VERSION=v0.1.0  krew/gate.yaml from krew/gate.yaml.tmpl and the checksums
 #                                      (KREW_BASE_URL overrides where the archives are downloaded)
@@ -67,11 +67,14 @@ $(DIST)/kubectl-gate_%.tar.gz: $(DIST_SRCS) LICENSE .ci/dist.mk $(DIST)/.version
 	exe=kubectl-gate$$([ $$os = windows ] && echo .exe || true); \
 	stage=$(DIST)/.stage/$*; rm -rf $$stage; mkdir -p $$stage; \
 	echo "dist: $$os/$$arch"; \
+	comp=kubectl_complete-gate$$([ $$os = windows ] && echo .exe || true); \
 	CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
 		-ldflags "$(LDFLAGS)" -o $$stage/$$exe ./cmd/kubectl-gate; \
+	CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+		-ldflags "$(LDFLAGS)" -o $$stage/$$comp ./cmd/kubectl_complete-gate; \
 	cp LICENSE $$stage/LICENSE; \
 	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu \
-		--mode='u=rwX,go=rX' -C $$stage -cf - LICENSE $$exe | gzip -n -9 > $@.tmp; \
+		--mode='u=rwX,go=rX' -C $$stage -cf - LICENSE $$exe $$comp | gzip -n -9 > $@.tmp; \
 	mv $@.tmp $@; rm -rf $$stage
 
 $(DIST)/checksums.txt: $(DIST_ARCHIVES)

@@ -35,6 +35,15 @@ func (p Platform) Bin() string {
 	return "kubectl-gate"
 }
 
+// CompletionBin is the name, inside the archive, of the executable kubectl
+// (1.26+) runs to complete `kubectl gate <TAB>`: kubectl_complete-gate.
+func (p Platform) CompletionBin() string {
+	if p.OS == "windows" {
+		return "kubectl_complete-gate.exe"
+	}
+	return "kubectl_complete-gate"
+}
+
 // ParsePlatforms reads "os/arch,os/arch".
 func ParsePlatforms(s string) ([]Platform, error) {
 	var ps []Platform
@@ -63,7 +72,7 @@ var (
 	sha256RE = regexp.MustCompile(`^[a-f0-9]{64}$`)
 )
 
-type platformData struct{ OS, Arch, URI, SHA256, Bin string }
+type platformData struct{ OS, Arch, URI, SHA256, Bin, CompletionBin string }
 
 // Render executes the template. It fails on a version krew cannot parse, on
 // a platform whose archive has no valid checksum, and on a template that
@@ -91,7 +100,7 @@ func Render(o Options) ([]byte, error) {
 		if !sha256RE.MatchString(sum) {
 			return nil, fmt.Errorf("checksum %q for %s is not a sha256", sum, p.Archive())
 		}
-		data = append(data, platformData{p.OS, p.Arch, strings.TrimSuffix(o.BaseURL, "/") + "/" + p.Archive(), sum, p.Bin()})
+		data = append(data, platformData{p.OS, p.Arch, strings.TrimSuffix(o.BaseURL, "/") + "/" + p.Archive(), sum, p.Bin(), p.CompletionBin()})
 	}
 	t, err := template.New("gate.yaml").Option("missingkey=error").Parse(string(o.Template))
 	if err != nil {

@@ -204,7 +204,7 @@ func TestE2EKrewInstall(t *testing.T) {
 	}
 
 	for _, p := range platforms {
-		checkArchive(t, filepath.Join(dist, p.Archive()), p.Bin())
+		checkArchive(t, filepath.Join(dist, p.Archive()), p.Bin(), p.CompletionBin())
 	}
 
 	srv := httptest.NewServer(http.FileServer(http.Dir(dist)))
@@ -266,9 +266,10 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// checkArchive: the archive holds the binary and LICENSE, nothing else, in
-// name order, with the times, owners and modes that make it reproducible.
-func checkArchive(t *testing.T, name, bin string) {
+// checkArchive: the archive holds the binary, the completion executable and
+// LICENSE, nothing else, in name order, with the times, owners and modes
+// that make it reproducible.
+func checkArchive(t *testing.T, name, bin, completion string) {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
@@ -300,7 +301,7 @@ func checkArchive(t *testing.T, name, bin string) {
 			}
 		}
 	}
-	want := []string{"LICENSE 644 0:0 0", bin + " 755 0:0 0"} // tar --sort=name: byte order
+	want := []string{"LICENSE 644 0:0 0", bin + " 755 0:0 0", completion + " 755 0:0 0"} // tar --sort=name: byte order
 	if !slices.Equal(got, want) {
 		t.Errorf("%s holds %q, want %q", name, got, want)
 	}

@@ -22,10 +22,13 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	o := &options{}
 	fs := newFlagSet(name, o, pin)
-	if done, code := parse(fs, args, s.Err); done {
+	if done, code := parse(fs, args, s, 0); done {
 		return code
 	}
 	if err := o.validate(pin); err != nil {
+		return fail(s.Err, err)
+	}
+	if err := o.checkPaths(); err != nil {
 		return fail(s.Err, err)
 	}
 	// --timeout bounds the whole run: renders (remote resources too),
@@ -38,7 +41,10 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	o.denyRemoteFrom(base)
 	printLogs := captureLogs()
 	defer printLogs(s.Err) // on the paths that end before finish
-	popts := o.pipelineOptions(base, version, progress(s))
+	prog := progress(s, o)
+	defer prog("") // every return path ends the progress line
+	prog(fmt.Sprintf("rendering %d input(s): %s", len(o.kustomizations)+len(o.charts)+min(len(o.files), 1), firstInput(o)))
+	popts := o.pipelineOptions(base, version, prog)
 	popts.Pin = pin
 	res, err := pipeline.Run(ctx, o.inputs(s.In), popts)
 	if err != nil {
@@ -112,7 +118,10 @@ func (r *verdict) finish(ctx context.Context, s Streams, total *finding.Report, 
 	if r.pin {
 		reportTo, color = s.Err, s.ErrIsTTY
 	}
-	if err := report.Write(reportTo, total, report.Options{Format: r.o.output, Color: color, FailOnWarning: failOnWarning, Version: r.version, Rules: reportRules()}); err != nil {
+	if r.pin && s.reportErr != nil {
+		reportTo = s.reportErr // pin -o github: its workflow commands are the gate's own
+	}
+	if err := report.Write(reportTo, total, r.o.reportOptions(color, failOnWarning, r.version)); err != nil {
 		return fail(s.Err, err)
 	}
 	switch verdict := total.Verdict(failOnWarning); {
@@ -150,12 +159,26 @@ func fail(w io.Writer, err error) int {
 	return exitCode(err)
 }
 
-// progress returns a progress printer that writes only to a TTY.
-func progress(s Streams) func(string) {
-	if !s.ErrIsTTY {
-		return func(string) {}
-	}
+// progress returns the run's progress reporter on stderr (report.Progress:
+// a live line on a terminal after a second, a plain line every 10 s in a
+// log, stage timings with -v); "" ends it.
+func progress(s Streams, o *options) func(string) {
+	p := report.NewProgress(s.Err, s.ErrIsTTY, o.verbose)
 	return func(msg string) {
-		fmt.Fprintf(s.Err, "\r\x1b[K%s", msg)
+		if msg == "" {
+			p.Stop()
+			return
+		}
+		p.Set(msg)
 	}
+}
+
+// firstInput names the first input, for progress.
+func firstInput(o *options) string {
+	for _, in := range [][]string{o.kustomizations, o.charts, o.files} {
+		if len(in) > 0 {
+			return in[0]
+		}
+	}
+	return ""
 }

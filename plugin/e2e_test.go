@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -131,14 +133,20 @@ func TestE2EJSONShape(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var doc struct {
-		Results []map[string]any `json:"results"`
-		Summary map[string]any   `json:"summary"`
-		Config  []string         `json:"config"`
+		APIVersion string           `json:"apiVersion"`
+		Kind       string           `json:"kind"`
+		Results    []map[string]any `json:"results"`
+		Summary    map[string]any   `json:"summary"`
+		Config     []string         `json:"config"`
+		RulesRun   []string         `json:"rulesRun"`
 	}
 	dec := json.NewDecoder(strings.NewReader(r.Stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("decoding %s: %v", r.Stdout, err)
+	}
+	if doc.APIVersion != report.APIVersion || doc.Kind != "Report" || !slices.Contains(doc.RulesRun, "image-digest") {
+		t.Errorf("apiVersion %q, kind %q, rulesRun %q", doc.APIVersion, doc.Kind, doc.RulesRun)
 	}
 	if len(doc.Config) != 1 || !strings.Contains(doc.Config[0], "in-tree Gate") {
 		t.Errorf("config = %q, want the in-tree Gate named", doc.Config)

@@ -3,7 +3,9 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +38,8 @@ type options struct {
 	imageFields        []string
 	digest             string
 	maxInputBytes      int64
+	quiet, verbose     bool
+	noColor            bool
 
 	// registry look-ups
 	insecureRegistries []string
@@ -55,6 +59,8 @@ type options struct {
 	policiesFromRender bool
 	charts             []string // helm.go
 	helm               pipeline.HelmOptions
+	// ignoreMissingSchema twins spec.schema.ignoreMissing.
+	ignoreMissingSchema []string
 
 	// baseline (waive.go)
 	baseline      string
@@ -74,12 +80,16 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.Int64Var(&o.maxInputBytes, "max-input-bytes", stream.DefaultMaxBytes, "refuse a -f file or stdin larger than this (no verdict)")
 	fs.StringVar(&o.configFile, "config", "", "a Gate or Pin object (the KRM function's functionConfig)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "text output: only error findings, what had no verdict and the verdict line")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "text output: list every entry of long lists; stderr: each stage with its timing")
+	fs.BoolVar(&o.noColor, "no-color", false, "no color in text output (also when NO_COLOR is set)")
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
 	fs.IntVar(&o.expectResources, "expect-resources", -1, "the render must hold exactly N objects (render-count)")
 	fs.StringArrayVar(&o.ruleOverrides, "rule", nil, "override a rule's severity: ID=error|warning|off (repeatable)")
 	fs.StringArrayVar(&o.excludeApps, "exclude-app", nil, "take an Argo CD Application or ApplicationSet (NAME or NAMESPACE/NAME) whose source the gate cannot render out of scope; reported as excluded (repeatable)")
 	fs.StringVar(&o.digest, "digest", "", "image digest mode: require|verify|off (default from config: require)")
 	fs.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "validate schemas for this Kubernetes minor, e.g. 1.35 (default: the newest embedded)")
+	fs.StringArrayVar(&o.ignoreMissingSchema, "ignore-missing-schema", nil, "allow a kind with no schema unvalidated: `GROUP/KIND` (KIND for the core group; a glob in GROUP or KIND, e.g. '*.istio.io/*'), as schema.ignoreMissing (repeatable)")
 	fs.StringArrayVar(&o.crds, "crd", nil, "CustomResourceDefinitions for schema validation from a FILE or DIR (repeatable)")
 	fs.StringArrayVar(&o.imageFields, "image-field", nil, "also read the image reference in this string field of KIND, `KIND:PATH` (e.g. Engine:spec.runners[].imageRef; = spec.images.fields; repeatable)")
 	fs.BoolVar(&o.requirePinnedBy, "require-pinned-by", false, "fail workloads the Pin transformer did not stamp (proves the KRM step ran)")
@@ -112,18 +122,58 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	return fs
 }
 
-// parse parses args; it returns done=true with an exit code for --help and
-// usage errors.
-func parse(fs *pflag.FlagSet, args []string, errOut io.Writer) (done bool, code int) {
-	fs.SetOutput(errOut)
+// parse parses args; it returns done=true with an exit code for --help
+// (the command's help on stdout, exit 0) and usage errors (exit 2, naming
+// the flag or argument, with the closest real one). A command takes at most
+// maxArgs positional arguments.
+func parse(fs *pflag.FlagSet, args []string, s Streams, maxArgs int) (done bool, code int) {
+	fs.SetOutput(s.Err)
+	fs.Usage = func() {} // --help is printHelp, on stdout
+	name := fs.Name()[strings.LastIndex(fs.Name(), " ")+1:]
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
+			printHelp(s.Out, name, fs)
 			return true, ExitPass
 		}
-		fmt.Fprintf(errOut, "%s: %v\n", fs.Name(), err)
+		fmt.Fprintf(s.Err, "%s: %s\nRun 'kubectl gate %s --help' for its flags.\n", fs.Name(), flagError(fs, err), name)
 		return true, ExitUsage
 	}
+	if extra := fs.Args(); len(extra) > maxArgs {
+		return true, fail(s.Err, unexpectedArgs(extra[maxArgs:]))
+	}
 	return false, 0
+}
+
+// reportOptions are the printer's options for these flags: color only on
+// a TTY, without --no-color or NO_COLOR (no-color.org).
+func (o *options) reportOptions(tty, failOnWarning bool, version string) report.Options {
+	wd, _ := os.Getwd()
+	fallback := ""
+	if len(o.files) > 0 && o.files[0] != "-" {
+		fallback = o.files[0]
+	}
+	return report.Options{Format: o.output, Color: tty && !o.noColor && os.Getenv("NO_COLOR") == "",
+		Quiet: o.quiet, Verbose: o.verbose, FailOnWarning: failOnWarning, Version: version,
+		Rules: reportRules(), FallbackLocation: fallback, BaseDir: wd}
+}
+
+// checkPaths explains input paths given to the wrong flag or not there
+// (pathMistake): exit 2 before anything runs, with what was meant.
+func (o *options) checkPaths() error {
+	for _, in := range []struct {
+		flag  string
+		paths []string
+	}{{"-k", o.kustomizations}, {"--chart", o.charts}, {"--config", []string{o.configFile}}, {"-f", o.files}} {
+		for _, p := range in.paths {
+			if p == "" || p == "-" {
+				continue
+			}
+			if err := pathMistake(in.flag, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // validate checks flag values and inputs.
@@ -134,11 +184,14 @@ func (o *options) validate(pin bool) error {
 	if err := o.validateHelm(); err != nil {
 		return err
 	}
+	if o.quiet && o.verbose {
+		return usageErr("--quiet", "and --verbose contradict each other: give one")
+	}
 	if !report.ValidFormat(o.output) {
-		return usageErr("--output", "%q is not one of %s", o.output, strings.Join(report.Formats, ", "))
+		return usageErr("--output", "%q is not one of %s%s", o.output, strings.Join(report.Formats, ", "), suggest(o.output, report.Formats))
 	}
 	if o.failOn != "error" && o.failOn != "warning" {
-		return usageErr("--fail-on", "%q is not error or warning", o.failOn)
+		return usageErr("--fail-on", "%q is not error or warning%s", o.failOn, suggest(o.failOn, []string{"error", "warning"}))
 	}
 	if o.loadRestrictor != "LoadRestrictionsRootOnly" && o.loadRestrictor != "LoadRestrictionsNone" {
 		return usageErr("--load-restrictor", "%q is not LoadRestrictionsRootOnly or LoadRestrictionsNone", o.loadRestrictor)
@@ -192,6 +245,7 @@ func (o *options) apply(s *config.Spec) error {
 		s.Schema.KubernetesVersion = o.kubernetesVersion
 	}
 	s.Schema.CRDs = append(s.Schema.CRDs, config.PathEntries(o.crds...)...)
+	s.Schema.IgnoreMissing = append(s.Schema.IgnoreMissing, o.ignoreMissingSchema...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
 	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
 	for _, f := range o.imageFields {
@@ -216,6 +270,9 @@ func (o *options) apply(s *config.Spec) error {
 		id, sev, ok := strings.Cut(r, "=")
 		if !ok {
 			return usageErr("--rule", "%q is not ID=error|warning|off", r)
+		}
+		if !slices.Contains(ruleIDs(), id) {
+			return usageErr("--rule", "unknown rule id %q%s; kubectl gate rules lists them", id, suggest(id, ruleIDs()))
 		}
 		if s.Rules == nil {
 			s.Rules = map[string]string{}
@@ -275,5 +332,5 @@ func (o *options) pipelineOptions(base *config.Object, version string, progress 
 // digest mode, failOn, pinned-by, expected resources, schema target).
 func (o *options) verdictFlags() bool {
 	return len(o.ruleOverrides) > 0 || o.digest != "" || o.failOn == config.FailOnWarning || o.requirePinnedBy ||
-		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0 || len(o.imageFields) > 0
+		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0 || len(o.imageFields) > 0 || len(o.ignoreMissingSchema) > 0
 }

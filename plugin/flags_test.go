@@ -79,7 +79,7 @@ func TestFlagsRejected(t *testing.T) {
 	if err == nil {
 		err = o.apply(config.Default())
 	}
-	if !strings.Contains(fmt.Sprint(err), "image-digset: unknown rule id") || exitCode(err) != ExitUsage {
+	if !strings.Contains(fmt.Sprint(err), `unknown rule id "image-digset"`) || exitCode(err) != ExitUsage {
 		t.Errorf("a misspelt rule id: %v (exit %d)", err, exitCode(err))
 	}
 	if _, err := parseFlags(t, true, "--write-kustomization", "overlays/prod"); err != nil {

@@ -16,7 +16,7 @@ import (
 
 func addHelmFlags(fs *pflag.FlagSet, o *options) {
 	h := &o.helm
-	fs.StringArrayVar(&o.charts, "chart", nil, "render this local Helm chart directory in process, as `helm template` (repeatable)")
+	fs.StringArrayVar(&o.charts, "chart", nil, "render this local Helm chart `DIR` in process, as helm template does (repeatable)")
 	fs.StringArrayVar(&h.Values, "values", nil, "with --chart: a values file (repeatable; later ones win)")
 	fs.StringArrayVar(&h.Set, "set", nil, "with --chart: set a value, path=value (repeatable)")
 	fs.StringArrayVar(&h.SetString, "set-string", nil, "with --chart: set a STRING value, path=value (repeatable)")

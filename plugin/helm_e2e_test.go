@@ -26,7 +26,7 @@ func TestE2EHelmAutoPromotion(t *testing.T) {
 	}{
 		{"chart green", []string{"--chart", "examples/helm/charts/bluegreen", "-n", "shop"}, 0, nil},
 		{"chart red", []string{"--chart", "examples/helm/charts/bluegreen", "-n", "shop", "--set", "bluegreen.autoPromotion=true"}, 1,
-			[]string{rule, tmpl, "(input: --chart examples/helm/charts/bluegreen)"}},
+			[]string{rule, tmpl, "== --chart examples/helm/charts/bluegreen: "}},
 		{"apps-root", []string{"-f", "examples/helm/apps/", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git"}, 1,
 			[]string{rule, tmpl, "shop-bluegreen-fast"}},
 		{"kustomize helmCharts", []string{"-k", "examples/helm", "--enable-helm"}, 1, []string{rule, "charts/bluegreen/templates/rollout.yaml"}},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
@@ -26,6 +27,9 @@ type Streams struct {
 	Out, Err io.Writer
 	// ErrIsTTY turns on progress and color on stderr; OutIsTTY color on stdout.
 	ErrIsTTY, OutIsTTY bool
+	// reportErr is stderr without the line filter Run puts on Err: pin
+	// writes its report there, whose workflow commands are the gate's own.
+	reportErr io.Writer
 }
 
 // command is one subcommand.
@@ -47,21 +51,42 @@ func Run(ctx context.Context, args []string, s Streams, version string) (code in
 			code = crashReport(s, pe, withStack)
 		}
 	}()
+	if !s.ErrIsTTY {
+		// Whatever reaches stderr in CI — an error quoting a manifest, the
+		// stop line naming an Application — is shown escaped, and cannot
+		// become a workflow command (issue 18; report.SafeLines).
+		safe := report.SafeLines(s.Err)
+		defer safe.Flush()
+		s.reportErr, s.Err = s.Err, safe
+	}
 	cmds := commands(version)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(s.Err, cmds)
-		if len(args) == 0 {
+		return ExitUsage
+	case args[0] == "--version":
+		fmt.Fprintln(s.Out, version)
+		return ExitPass
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1:
+		usage(s.Out, cmds)
+		return ExitPass
+	case args[0] == "help":
+		// help COMMAND is COMMAND --help.
+		if _, ok := cmds[args[1]]; !ok {
+			fmt.Fprintf(s.Err, "kubectl gate: unknown command %q%s\n", args[1], suggest(args[1], commandNames()))
 			return ExitUsage
 		}
-		return ExitPass
+		args = []string{args[1], "--help"}
+	}
+	if args[0] == "__complete" { // hidden: shell and kubectl plugin completion (complete.go)
+		return runComplete(args[1:], s.Out)
 	}
 	if args[0] == "helm" { // hidden: the gate as kustomize's helm command (helm.go)
 		return runHelm(ctx, args[1:], s)
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(s.Err, "kubectl gate: unknown command %q\n", args[0])
-		usage(s.Err, cmds)
+		fmt.Fprintf(s.Err, "kubectl gate: unknown command %q%s\nRun 'kubectl gate --help' for the commands.\n", args[0], suggest(args[0], commandNames()))
 		return ExitUsage
 	}
 	return runStoppable(ctx, s, withStack, func(ctx context.Context, s Streams) int { return c.run(ctx, args[1:], s) })
@@ -84,7 +109,9 @@ func commands(version string) map[string]command {
 		"rules": {"list the rules: ids, default severities, docs",
 			func(_ context.Context, a []string, s Streams) int { return runRules(a, s) }},
 		"version": {"print the version",
-			func(_ context.Context, _ []string, s Streams) int { fmt.Fprintln(s.Out, version); return ExitPass }},
+			func(_ context.Context, a []string, s Streams) int { return runVersion(a, s, version) }},
+		"completion": {"print a shell completion script (bash, zsh, fish)",
+			func(_ context.Context, a []string, s Streams) int { return runCompletion(a, s) }},
 	}
 }
 
@@ -99,7 +126,9 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-9s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString("\nExit codes: 0 pass, 1 violations, 2 usage, 3 no verdict (render, input, registry or cluster failure).\nRun `kubectl gate COMMAND --help` for a command's flags.\n")
+	b.WriteString("\nExamples:\n  kubectl gate check -k overlays/prod\n  kubectl gate pin --write-kustomization overlays/staging\n  kubectl gate rules image-digest\n")
+	b.WriteString("\nExit codes: 0 pass, 1 violations, 2 usage, 3 no verdict (render, input, registry or cluster failure).\n" +
+		"Run `kubectl gate help COMMAND` (or COMMAND --help) for a command's flags and examples; --version prints the version.\n")
 	_, _ = io.WriteString(w, b.String())
 }
 

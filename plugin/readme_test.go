@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -34,4 +35,26 @@ func TestREADMERuleTable(t *testing.T) {
 		return
 	}
 	t.Errorf("README.md's rule table is out of date: run go test ./plugin -run README -update")
+}
+
+// TestRulesDoc keeps docs/rules.md — the rules document SARIF's helpUri
+// points into — equal to the registry; `go test ./plugin -run RulesDoc
+// -update` rewrites it.
+func TestRulesDoc(t *testing.T) {
+	path := filepath.Join(testutil.Root(t), "docs", "rules.md")
+	want := report.RulesDocument(reportRules())
+	got, err := os.ReadFile(path)
+	if string(got) == want {
+		return
+	}
+	if *testutil.Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("docs/rules.md is out of date (%v): run go test ./plugin -run RulesDoc -update", err)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
+	"github.com/kubectl-gate/kubectl-gate/internal/report/sarifcheck"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -148,6 +149,15 @@ func TestE2ERealRepos(t *testing.T) {
 			}
 			if want, ok := exitFor[doc.Summary.Verdict]; !ok || r.Code != want {
 				t.Errorf("verdict %q with exit %d (want %d)\nstderr:\n%s", doc.Summary.Verdict, r.Code, want, r.Stderr)
+			}
+			// The same run as SARIF is what GitHub code scanning accepts:
+			// the SARIF 2.1.0 schema and its upload constraints (a
+			// location on every result, relative URIs, fingerprints).
+			sarifArgs := append(append([]string{"check"}, in.gateArgs()...), "-o", "sarif")
+			if s := testutil.Run(t, corpus, "", realRepoEnv(t), bin, sarifArgs...); s.Code != r.Code {
+				t.Errorf("-o sarif: exit %d, -o json: %d", s.Code, r.Code)
+			} else if err := sarifcheck.Check([]byte(s.Stdout)); err != nil {
+				t.Errorf("-o sarif: %v", err)
 			}
 			got := realRepoGolden(in, r.Code, doc, corpus)
 			path := filepath.Join(goldens, in.name+".golden")

@@ -27,10 +27,14 @@ const selftestTimeout = 10 * time.Minute
 func runSelftest(ctx context.Context, args []string, s Streams, version string) int {
 	o := &options{}
 	fs := newFlagSet("selftest", o, false)
-	if done, code := parse(fs, args, s.Err); done {
+	fs.Lookup("output").Usage = "output format: text|json (the mutant table; the baseline's findings as check prints them)"
+	if done, code := parse(fs, args, s, 0); done {
 		return code
 	}
 	if err := o.validate(false); err != nil {
+		return fail(s.Err, err)
+	}
+	if err := o.checkPaths(); err != nil {
 		return fail(s.Err, err)
 	}
 	if o.output != "text" && o.output != "json" {
@@ -48,7 +52,9 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 		return fail(s.Err, err)
 	}
 	o.denyRemoteFrom(base)
-	res, err := pipeline.Plan(ctx, o.inputs(s.In), o.pipelineOptions(base, version, progress(s)))
+	prog := progress(s, o)
+	defer prog("") // every return path ends the progress line
+	res, err := pipeline.Plan(ctx, o.inputs(s.In), o.pipelineOptions(base, version, prog))
 	if err != nil {
 		return fail(s.Err, err)
 	}

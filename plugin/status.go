@@ -72,7 +72,8 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 func runStatus(ctx context.Context, args []string, s Streams, version string) int {
 	o := &statusOptions{}
 	fs := newStatusFlagSet(o)
-	if done, code := parse(fs, args, s.Err); done {
+	// status says itself how many Applications it takes.
+	if done, code := parse(fs, args, s, len(args)); done {
 		return code
 	}
 	if o.wait && !fs.Changed("timeout") {

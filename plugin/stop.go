@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
@@ -26,6 +27,9 @@ func runStoppable(ctx context.Context, s Streams, withStack bool, run func(conte
 	defer cancel(nil)
 	inner := s
 	inner.Out, inner.Err = st.Writer(s.Out), st.Writer(s.Err)
+	if s.reportErr != nil {
+		inner.reportErr = st.Writer(s.reportErr)
+	}
 	done := make(chan int, 1)
 	go func() {
 		defer func() {
@@ -49,6 +53,8 @@ func runStoppable(ctx context.Context, s Streams, withStack bool, run func(conte
 	if !ok {
 		return <-done
 	}
-	fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: %s\n", reason)
+	// The reason names inputs (a directory, an Application): escaped, it
+	// stays one line that no CI reads as a command.
+	fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: %s\n", report.Escape(reason))
 	return ExitNoVerdict
 }

@@ -214,7 +214,7 @@ func TestE2EFindingsNameTheirInput(t *testing.T) {
 		t.Errorf("inputs named: %v", seen)
 	}
 	text := gate(t, "", "check", "-k", "examples/overlays/staging")
-	if !strings.Contains(text.Stdout, "(input: -k examples/overlays/staging)") {
+	if !strings.Contains(text.Stdout, "== -k examples/overlays/staging: ") {
 		t.Errorf("text names no input:\n%s", text.Stdout)
 	}
 }
@@ -234,7 +234,7 @@ func TestE2EWriteKustomizationNamesWhatFailed(t *testing.T) {
 		t.Fatalf("exit %d, want 3\n%s", r.Code, r.Stderr)
 	}
 	for _, want := range []string{
-		"[image-resolve]", "(input: --write-kustomization " + dir + ")",
+		"[image-resolve]", "== --write-kustomization " + dir + ": ",
 		"2 image reference(s) could not be resolved", "\n  2× ", reg.Host + "/shop/web:1.5.0, " + reg.Host + "/shop/worker:2.0.1",
 	} {
 		if !strings.Contains(r.Stderr, want) {

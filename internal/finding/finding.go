@@ -31,6 +31,11 @@ type Finding struct {
 	// Input names the input the finding came from: the -k directory, the
 	// -f file, or the Argo CD Application whose source was rendered.
 	Input string `json:"input,omitempty"`
+	// InputFile is the input's own file, where a finding that has no File
+	// of its own is placed (SARIF needs a location for every result): the
+	// kustomization file of a -k directory or an Application's source, a
+	// chart's Chart.yaml, the -f file.
+	InputFile string `json:"inputFile,omitempty"`
 	// NoVerdict marks a finding that means the gate could not finish
 	// (image-resolve): the plugin exits 3 for it, before 1.
 	NoVerdict bool `json:"-"`

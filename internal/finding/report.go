@@ -1,5 +1,7 @@
 package finding
 
+import "slices"
+
 // Verdicts of a run.
 const (
 	VerdictPass      = "pass"
@@ -21,6 +23,9 @@ type Report struct {
 	Configs []string
 	// Fixed counts the baseline's entries no finding of this run matched.
 	Fixed int
+	// RulesRun lists the ids of the rules that ran (not configured off) on
+	// any input, in the registry's order; nil when not recorded.
+	RulesRun []string
 }
 
 // Count returns the number of findings at a severity that are not
@@ -64,6 +69,11 @@ func (r *Report) Merge(o *Report) {
 	r.Failures = append(r.Failures, o.Failures...)
 	r.Configs = append(r.Configs, o.Configs...)
 	r.Fixed += o.Fixed
+	for _, id := range o.RulesRun {
+		if !slices.Contains(r.RulesRun, id) {
+			r.RulesRun = append(r.RulesRun, id)
+		}
+	}
 }
 
 // Suppressed returns the number of findings suppressed by kind (exception,

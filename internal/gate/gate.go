@@ -102,7 +102,8 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 	if opts.Waivers != nil {
 		fs = opts.Waivers.Apply(fs, waiver.Scope{Config: cfg, Resources: resources, Owners: opts.Owners, Fixed: Unwaivable, InTree: opts.InTree})
 	}
-	return &finding.Report{Findings: fs, Resources: c.Counted}, nil
+	placeInSource(fs, resources)
+	return &finding.Report{Findings: fs, Resources: c.Counted, RulesRun: rules.Ran(cfg, all.Rules())}, nil
 }
 
 // Unwaivable reports whether a rule can never be waived nor baselined: its
@@ -111,4 +112,23 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 func Unwaivable(id string) bool {
 	r, ok := all.Lookup(id)
 	return !ok || r.NoVerdict || r.Unwaivable
+}
+
+// placeInSource gives a finding about an object that names no file (schema,
+// policy) the object's source file, so every report can point at it (SARIF
+// needs a location for each result).
+func placeInSource(fs []finding.Finding, resources []*yaml.RNode) {
+	var ix *manifest.Index
+	for i := range fs {
+		f := &fs[i]
+		if f.File != nil || f.ResourceRef == nil || f.ResourceRef.Kind == "" {
+			continue
+		}
+		if ix == nil {
+			ix = manifest.NewIndex(resources)
+		}
+		if obj := ix.Get(f.ResourceRef.Kind, f.ResourceRef.Namespace, f.ResourceRef.Name); obj != nil {
+			f.File = manifest.SourceFile(obj)
+		}
+	}
 }

@@ -211,7 +211,7 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 			end()
 			mu.Lock()
 			done++
-			a.s.progress(fmt.Sprintf("rendered %d/%d Application sources", done, len(fresh)))
+			a.s.progress(fmt.Sprintf("rendering %d/%d Application sources done", done, len(fresh)))
 			mu.Unlock()
 			return nil
 		})

@@ -45,6 +45,9 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		if rep.Findings[i].Input == "" {
 			rep.Findings[i].Input = u.Source.input(rep.Findings[i])
 		}
+		if rep.Findings[i].InputFile == "" {
+			rep.Findings[i].InputFile = inputFile(u.Source)
+		}
 	}
 	return rep, nil
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -175,8 +176,9 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 // and Config, and the Result's Configs and FailOnWarning.
 func (r *Result) Check(ctx context.Context) {
 	configs := &configSources{}
-	for _, u := range r.Units {
+	for i, u := range r.Units {
 		if u.Report == nil && u.Err == nil {
+			r.s.progress(fmt.Sprintf("checking %d/%d: %s", i+1, len(r.Units), u.Source.name()))
 			end := stop.Doing(ctx, "checking "+u.Source.name())
 			u.Report, u.Err = r.s.check(ctx, u, r)
 			end()

@@ -36,7 +36,7 @@ func (s *session) load(ctx context.Context) []*Unit {
 			units[i] = s.renderKustomization(ctx, dir, helmCmd, err)
 			mu.Lock()
 			done++
-			s.progress(fmt.Sprintf("rendered %d/%d kustomizations", done, len(s.in.Kustomizations)))
+			s.progress(fmt.Sprintf("rendering %d/%d kustomizations done", done, len(s.in.Kustomizations)))
 			mu.Unlock()
 			return nil
 		})

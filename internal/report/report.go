@@ -12,34 +12,65 @@ import (
 )
 
 // Formats lists the output formats.
-var Formats = []string{"text", "json", "yaml", "sarif", "junit", "github"}
+var Formats = []string{"text", "json", "yaml", "sarif", "junit", "github", "gitlab"}
 
 // Options shape the output.
 type Options struct {
-	Format        string
-	Color         bool
+	Format string
+	// Color paints text output (a TTY, without NO_COLOR or --no-color).
+	Color bool
+	// Quiet keeps, in text output, only error findings, what had no
+	// verdict and the verdict line (-q).
+	Quiet bool
+	// Verbose lists every entry of long lists that text output would
+	// otherwise summarise with a count (-v).
+	Verbose       bool
 	FailOnWarning bool
 	Version       string
 	// Rules describes every rule of the gate: SARIF lists them as the
 	// tool's rules, JUnit as a passing test case each when it did not fire.
 	Rules []Rule
+	// FallbackLocation places a SARIF result that has neither a file of its
+	// own nor an input file (stdin): a path relative to the working
+	// directory.
+	FallbackLocation string
+	// BaseDir is the working directory: SARIF URIs of absolute paths under
+	// it are made relative to it.
+	BaseDir string
 }
 
-// Rule is what the printers say about a rule.
-type Rule struct {
-	ID      string
-	Default finding.Severity
-	Doc     string
-}
+// APIVersion names the shape of the json/yaml report (Document); it
+// changes when a field changes meaning or goes away, not when one is added.
+const APIVersion = "kubectl-gate.dev/report/v1"
 
-// Document is the json/yaml output shape (README "Use: the kubectl plugin", -o json).
+// Document is the json/yaml output shape (docs/report.md).
 type Document struct {
-	Results []finding.Finding `json:"results"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Summary first: a reader of the JSON sees the verdict at the top.
 	Summary Summary           `json:"summary"`
+	Results []finding.Finding `json:"results"`
 	// Failures lists what could not be evaluated (verdict no-verdict).
 	Failures []string `json:"failures,omitempty"`
 	// Config says, per input, which configuration decided.
 	Config []string `json:"config,omitempty"`
+	// RulesRun lists the rules that ran (not configured off); empty when
+	// the caller did not say.
+	RulesRun []string `json:"rulesRun,omitempty"`
+}
+
+// ran says which rules ran: those the report lists, else every rule.
+func (d Document) ran(rules []Rule) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range d.RulesRun {
+		out[id] = true
+	}
+	if len(d.RulesRun) == 0 {
+		for _, r := range rules {
+			out[r.ID] = true
+		}
+	}
+	return out
 }
 
 // Summary counts a run.
@@ -70,13 +101,14 @@ func Summarize(r *finding.Report, failOnWarning bool) Summary {
 
 // Write prints a report in the chosen format.
 func Write(w io.Writer, r *finding.Report, o Options) error {
-	doc := Document{Results: r.Findings, Summary: Summarize(r, o.FailOnWarning), Failures: r.Failures, Config: r.Configs}
+	doc := Document{APIVersion: APIVersion, Kind: "Report", Results: r.Findings, Summary: Summarize(r, o.FailOnWarning),
+		Failures: r.Failures, Config: r.Configs, RulesRun: r.RulesRun}
 	if doc.Results == nil {
 		doc.Results = []finding.Finding{}
 	}
 	switch o.Format {
 	case "", "text":
-		return writeText(w, doc, o.Color)
+		return writeText(w, doc, o)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -89,11 +121,13 @@ func Write(w io.Writer, r *finding.Report, o Options) error {
 		_, err = w.Write(b)
 		return err
 	case "sarif":
-		return writeSARIF(w, doc, o.Version, o.Rules)
+		return writeSARIF(w, doc, o)
 	case "junit":
-		return writeJUnit(w, doc, o.Rules)
+		return writeJUnit(w, doc, o)
 	case "github":
 		return writeGitHub(w, doc)
+	case "gitlab":
+		return writeGitLab(w, doc, o)
 	}
 	return fmt.Errorf("unknown output format %q (one of %s)", o.Format, strings.Join(Formats, ", "))
 }
@@ -101,9 +135,14 @@ func Write(w io.Writer, r *finding.Report, o Options) error {
 // ValidFormat reports whether f is a known format.
 func ValidFormat(f string) bool { return slices.Contains(Formats, f) }
 
-// Line is the one-line human form of a finding, used by text output and the
-// KRM function's stderr.
-func Line(f finding.Finding) string {
+// Line is the one-line human form of a finding, naming its input, used by
+// the KRM function's stderr and the messages of the CI formats. Every
+// string from an input in it is escaped (Escape): it is always one line.
+func Line(f finding.Finding) string { return lineWithout(f, true) }
+
+// lineWithout is Line, without the input when withInput is false (text
+// output names the input once per group).
+func lineWithout(f finding.Finding, withInput bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]", strings.ToUpper(string(f.Severity)), f.Rule)
 	if f.ResourceRef != nil {
@@ -120,44 +159,8 @@ func Line(f finding.Finding) string {
 			fmt.Fprintf(&b, " [%s]", f.File.Path)
 		}
 	}
-	if f.Input != "" {
+	if withInput && f.Input != "" {
 		fmt.Fprintf(&b, " (input: %s)", f.Input)
 	}
-	return b.String()
-}
-
-func writeText(w io.Writer, doc Document, color bool) error {
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return "\x1b[" + code + "m" + s + "\x1b[0m"
-	}
-	for _, f := range counted(doc.Results) {
-		code := "33"
-		if f.Severity == finding.SeverityError {
-			code = "31"
-		}
-		if _, err := fmt.Fprintln(w, paint(code, Line(f))); err != nil {
-			return err
-		}
-	}
-	if err := writeSuppressedText(w, doc); err != nil {
-		return err
-	}
-	for _, f := range doc.Failures {
-		if _, err := fmt.Fprintln(w, paint("35", "NO VERDICT: "+f)); err != nil {
-			return err
-		}
-	}
-	for _, c := range doc.Config {
-		if _, err := fmt.Fprintln(w, "config: "+c); err != nil {
-			return err
-		}
-	}
-	s := doc.Summary
-	code := map[string]string{finding.VerdictPass: "32", finding.VerdictFail: "31", finding.VerdictNoVerdict: "35"}[s.Verdict]
-	_, err := fmt.Fprintf(w, "%s: %d resource(s), %d error(s), %d warning(s)%s\n",
-		paint(code, strings.ToUpper(s.Verdict)), s.Resources, s.Errors, s.Warnings, summarySuppressed(s))
-	return err
+	return Escape(b.String())
 }

@@ -20,7 +20,7 @@ func Describe(f finding.Finding) string {
 	if s == nil {
 		return Line(f)
 	}
-	return fmt.Sprintf("%s %s", Line(f), Justification(s))
+	return fmt.Sprintf("%s %s", Line(f), Escape(Justification(s)))
 }
 
 // Justification says in one parenthesis why a finding is suppressed.
@@ -118,7 +118,6 @@ type junitSkip struct {
 // githubSuppressed is a suppressed finding as a GitHub notice, never an
 // error or warning annotation.
 func githubSuppressed(w io.Writer, f finding.Finding) error {
-	msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(Describe(f))
-	_, err := fmt.Fprintf(w, "::notice title=%s (suppressed)::%s\n", escapeProp(f.Rule), msg)
+	_, err := fmt.Fprintf(w, "::notice title=%s (suppressed)::%s\n", githubProperty(Escape(f.Rule)), GitHubData(Describe(f)))
 	return err
 }

@@ -22,6 +22,9 @@ type Rule struct {
 	Doc string
 	// Outage is the outage it prevents, in one line (README).
 	Outage string
+	// Fix says how to make the rule pass, in one line (docs/rules.md,
+	// SARIF help, `kubectl gate rules ID`).
+	Fix    string
 	Family string
 	Check  func(*Context) []finding.Finding
 	// NoVerdict marks a rule whose findings mean the gate could not decide
@@ -138,6 +141,19 @@ func Run(c *Context, all []Rule) []finding.Finding {
 		}
 	}
 	return finding.Configure(out, c.Config.Rules)
+}
+
+// Ran lists the ids of the rules Run runs under cfg's severities, in
+// order: the reports say which rules judged the render (JUnit skips the
+// others).
+func Ran(cfg *config.Spec, all []Rule) []string {
+	var out []string
+	for _, r := range all {
+		if r.Check != nil && (cfg.Rules[r.ID] != finding.Off || r.NoVerdict || r.MayNoVerdict) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
 }
 
 // OnResources makes a Mutant's Apply from an edit of the resources: edit

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -76,6 +77,8 @@ type Validator struct {
 	crds      map[string]*crdKind // key "group/Kind", parsed on first use
 	crdRaw    map[string]rawCRD
 	ignore    map[string]bool
+	// ignoreGlobs are IgnoreMissing entries with a glob (ignored).
+	ignoreGlobs []string
 
 	mu       sync.Mutex
 	compiled map[string]*compiled // key "apiVersion/Kind" plus source
@@ -106,7 +109,12 @@ func New(opts Options) (*Validator, error) {
 		compiled:  map[string]*compiled{},
 	}
 	for _, gk := range opts.IgnoreMissing {
-		v.ignore[strings.TrimPrefix(gk, "/")] = true
+		gk = strings.TrimPrefix(gk, "/")
+		if strings.ContainsAny(gk, "*?[") {
+			v.ignoreGlobs = append(v.ignoreGlobs, gk)
+			continue
+		}
+		v.ignore[gk] = true
 	}
 	if err := v.loadBuiltinCRDs(); err != nil {
 		return nil, err
@@ -122,6 +130,27 @@ func New(opts Options) (*Validator, error) {
 		}
 	}
 	return v, nil
+}
+
+// ignored reports whether IgnoreMissing allows group/kind without a schema:
+// an exact "group/Kind" ("Kind" for the core group), or a pattern whose
+// group is a glob ("*.istio.io/VirtualService", "*.example.com/*").
+func (v *Validator) ignored(group, kind string) bool {
+	if v.ignore[strings.TrimPrefix(group+"/"+kind, "/")] {
+		return true
+	}
+	for _, g := range v.ignoreGlobs {
+		gp, kp, ok := strings.Cut(g, "/")
+		if !ok {
+			gp, kp = "", g
+		}
+		if gm, err := path.Match(gp, group); err == nil && gm {
+			if km, err := path.Match(kp, kind); err == nil && km {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Version is the target Kubernetes minor ("1.37").

@@ -193,10 +193,11 @@ func (v *Validator) lookup(base Result, render map[string]*crdKind) (*compiled, 
 	}
 	info, ok := v.kube.Kinds[gv][kind]
 	if !ok {
-		if v.ignore[strings.TrimPrefix(group+"/"+kind, "/")] {
+		if v.ignored(group, kind) {
 			return nil, nil
 		}
-		return nil, note(RuleSchemaUnknown, fmt.Sprintf("no schema for kind %q in version %q (Kubernetes %s, built-in CRDs, --crd, or a CRD in the render)", kind, gv, v.version))
+		gk := strings.TrimPrefix(group+"/"+kind, "/")
+		return nil, note(RuleSchemaUnknown, fmt.Sprintf("no schema for kind %q in version %q (Kubernetes %s, built-in CRDs, --crd, or a CRD in the render): give its CRD with --crd FILE|DIR, or allow it unvalidated with --ignore-missing-schema %s (schema.ignoreMissing in the trusted config)", kind, gv, v.version, gk))
 	}
 	var notes []Result
 	if lc.Deprecated != "" && minorOf(lc.Deprecated) <= target {

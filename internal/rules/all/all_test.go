@@ -42,12 +42,12 @@ func TestRulesAreListedInOrder(t *testing.T) {
 }
 
 // TestEveryRuleIsDocumented: every rule says when it fires and what outage
-// it prevents (README table), at a real severity, and every rule with a
+// it prevents (README table) and how to fix it (docs/rules.md), at a real severity, and every rule with a
 // Check says how selftest breaks it.
 func TestEveryRuleIsDocumented(t *testing.T) {
 	for _, r := range all.Rules() {
-		if r.Doc == "" || r.Outage == "" {
-			t.Errorf("%s: Doc and Outage are required", r.ID)
+		if r.Doc == "" || r.Outage == "" || r.Fix == "" {
+			t.Errorf("%s: Doc, Outage and Fix are required", r.ID)
 		}
 		if r.Default != finding.SeverityError && r.Default != finding.SeverityWarning {
 			t.Errorf("%s: default severity %q", r.ID, r.Default)

@@ -13,6 +13,7 @@ var DestinationNamespace = rules.Rule{
 	ID: "argocd-destination-namespace", Default: finding.SeverityError, Family: "argocd",
 	Doc:      "an Application's spec.destination.namespace differs from the namespace its source's namespaced objects render into, or it has none while they have none",
 	Outage:   "the sync goes green and nothing lands where expected (argo-cd#2280)",
+	Fix:      "set spec.destination.namespace to the namespace the source's objects render into (or set their namespace in the source)",
 	Mutation: "change the destination namespace",
 	Check:    checkDestinationNamespace,
 	Mutants: []rules.Mutant{

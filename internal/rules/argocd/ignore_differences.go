@@ -16,6 +16,7 @@ var IgnoreDifferences = rules.Rule{
 	ID: "argocd-ignore-differences", Default: finding.SeverityError, Family: "argocd",
 	Doc:      "an ignoreDifferences entry (Application, ApplicationSet template, argocd-cm resource.customizations, or argocd-operator's ArgoCD resourceIgnoreDifferences/resourceCustomizations/extraConfig) has no kind, covers every object of a kind with a path outside the allow-list (/status and its children are allowed: the controller writes them), hides /, /spec, /metadata, /spec/template or a whole object by jq, or trusts a human field manager (kubectl, kubectl-edit, …)",
 	Outage:   "a hand edit or a wrong image drifts in the cluster while Argo CD shows Synced",
+	Fix:      "name a kind and a narrow path (a field, not /spec or a whole object), or add the pointer to argocd.ignoreDifferencesAllowed in the trusted config; never trust a human field manager",
 	Mutation: "widen an ignoreDifferences pointer to /spec",
 	Check:    checkIgnoreDifferences,
 	Mutants: []rules.Mutant{

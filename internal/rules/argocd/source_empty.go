@@ -13,6 +13,7 @@ var SourceEmpty = rules.Rule{
 	ID: "argocd-source-empty", Default: finding.SeverityError, Family: "argocd",
 	Doc:      "an Application's local source renders zero objects",
 	Outage:   "an Application with nothing to manage syncs green (and, with prune, deletes what it ran)",
+	Fix:      "fix the source path, or remove the Application if it has nothing to deploy",
 	Mutation: "empty an Application's source",
 	Check:    checkSourceEmpty,
 	Mutants: []rules.Mutant{

@@ -20,6 +20,7 @@ var NotRendered = rules.Rule{
 	ID: "flux-not-rendered", Default: finding.SeverityError, Family: "flux", MayNoVerdict: true, Unwaivable: true,
 	Doc:    "a Flux Kustomization or HelmRelease was not rendered, so nothing it deploys was checked (no --apps-root): no verdict, exit 3, unless it is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over a Flux repository whose manifests nobody looked at",
+	Fix:    "run with --apps-root and -R so the GitRepository is in the input, or take the object out of scope with --exclude-app NAME / spec.argocd.exclude (listed in every report)",
 	Check:  checkNotRendered,
 }
 

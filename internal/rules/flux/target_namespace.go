@@ -19,6 +19,7 @@ var TargetNamespace = rules.Rule{
 	ID: "flux-target-namespace", Default: finding.SeverityError, Family: "flux",
 	Doc:      "a Flux Kustomization's spec.targetNamespace differs from the namespace its path's namespaced objects render into, or it has none while they set none",
 	Outage:   "kustomize-controller fails the whole apply (\"namespace not specified\", fluxcd/flux2#4301), or the objects land outside the namespace the Kustomization names",
+	Fix:      "set spec.targetNamespace to the namespace the path's objects render into, or give those objects a namespace",
 	Mutation: "change the targetNamespace",
 	Check:    checkTargetNamespace,
 	Mutants: []rules.Mutant{

@@ -12,6 +12,7 @@ var PinnedBy = rules.Rule{
 	ID: "image-pinned-by", Default: finding.SeverityError, Family: "images",
 	Doc:      "--require-pinned-by: a workload lacks the kubectl-gate.dev/pinned stamp of the Pin transformer (the KRM step did not run)",
 	Outage:   "exec functions are skipped silently without --enable-exec, and an unpinned render ships",
+	Fix:      "list the Pin transformer last under transformers: and build with --enable-alpha-plugins --enable-exec, or pin with kubectl gate pin --write-kustomization",
 	Mutation: "remove the pinned stamp",
 	Check:    checkPinnedBy,
 	Mutants: []rules.Mutant{

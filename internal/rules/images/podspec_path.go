@@ -17,6 +17,7 @@ var PodSpecPath = rules.Rule{
 	ID: "image-podspec-path", Default: finding.SeverityWarning, Family: "images",
 	Doc:      "a configured images.podSpecPaths or images.fields (--image-field) entry matches nothing in any object of its kind that the render holds (a typo, or a list written without [])",
 	Outage:   "a pod spec the gate was told to read is never read, and its images pass unseen",
+	Fix:      "correct the images.podSpecPaths entry: the kind and a path that exists in those objects, with [] after each list",
 	Mutation: "point a configured pod spec path at a key the objects lack",
 	Check:    checkPodSpecPaths,
 }

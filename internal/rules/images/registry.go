@@ -15,6 +15,7 @@ var Registry = rules.Rule{
 	ID: "image-registry", Default: finding.SeverityError, Family: "images",
 	Doc:      "images.allowedRegistries is set and an image comes from another registry",
 	Outage:   "an image from an unvetted registry reaches production",
+	Fix:      "take the image from an allowed registry (or a mirror of it), or add its registry to images.allowedRegistries in the trusted config",
 	Mutation: "move an image to another registry",
 	Check:    checkImageRegistry,
 	Mutants: []rules.Mutant{

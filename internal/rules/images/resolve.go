@@ -15,6 +15,7 @@ var Resolve = rules.Rule{
 	ID: "image-resolve", Default: finding.SeverityError, Family: "images", NoVerdict: true, Unwaivable: true,
 	Doc:      "pin/verify could not resolve or find a reference (not found, unauthorized, registry down, timeout): no verdict, exit 3",
 	Outage:   "a digest that does not exist fails at pull time, mid-rollout",
+	Fix:      "make the registry reachable and the reference exist (credentials: docker config, --pull-secrets-from; plain HTTP: --insecure-registry), then run again; it cannot be waived",
 	Mutation: "point a digest at an image the registry does not hold",
 	Check:    checkImageResolve,
 	Mutants: []rules.Mutant{

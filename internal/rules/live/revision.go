@@ -11,4 +11,5 @@ var Revision = rules.Rule{
 	ID: "live-revision", Default: finding.SeverityError, Family: "live",
 	Doc:    "`status`: the Application's synced revision (status.sync.revision, or one of status.sync.revisions) is not the expected commit (--revision SHA, or the HEAD of --git DIR), or Argo CD reports it OutOfSync",
 	Outage: "the green light is for an older commit: the fix that was merged is not what runs",
+	Fix:    "sync the expected commit (argocd app sync), or pass the commit that is meant to run with --revision / --git",
 }

@@ -17,6 +17,7 @@ var Policy = rules.Rule{
 		"(validationActions Deny → error, Warn → warning, Audit → info), or a Kyverno/Rego policy run by kyverno/conftest (--kyverno-policy, --rego); " +
 		"a policy that checks nothing is a warning, an authorizer check or a tool that is missing, crashes, times out, prints what does not parse or judged none of the render (or something else) is no verdict",
 	Outage:   "the API server rejects the deploy half-way, or a policy tool's red lines scroll past in a pipeline that stays green",
+	Fix:      "change the object so the policy admits it (the message is the policy's), or, if the policy is wrong, fix the policy in the same review",
 	Mutation: "unpin an image, drop resource limits, let a blue/green promote itself",
 	Check:    func(c *rules.Context) []finding.Finding { return c.Policy },
 	Mutants: []rules.Mutant{

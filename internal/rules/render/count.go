@@ -16,6 +16,7 @@ var Count = rules.Rule{
 	ID: "render-count", Default: finding.SeverityError, Family: "render",
 	Doc:      "--expect-resources / render.expectResources is set and the render holds a different number of objects",
 	Outage:   "a refactor silently drops or duplicates objects",
+	Fix:      "make the render hold the expected objects, or update --expect-resources / render.expectResources to the new count in the same change",
 	Mutation: "drop one object",
 	Check:    checkCount,
 	Mutants: []rules.Mutant{

@@ -17,6 +17,7 @@ var Duplicate = rules.Rule{
 	ID: "render-duplicate", Default: finding.SeverityError, Family: "render",
 	Doc:      "the same object (API group, kind, namespace, name) is in the render more than once: the copies are applied one after the other and the last wins, whichever it is; a cluster-scoped kind counts once whatever namespace each copy names; local config and objects named only by generateName do not count",
 	Outage:   "a second copy of an object (a duplicated manifest, two copies in one -f stream; the same object rendered by two Applications is app-shared-object) silently replaces the one that was checked and reviewed",
+	Fix:      "keep one copy of the object: remove the duplicated manifest, or remove the second copy from the stream",
 	Mutation: "add a second copy of an object with a changed label",
 	Check:    checkDuplicate,
 	Mutants: []rules.Mutant{

@@ -15,6 +15,7 @@ var Empty = rules.Rule{
 	ID: "render-empty", Default: finding.SeverityError, Family: "render", Unwaivable: true,
 	Doc:      "the render holds fewer than render.minResources (default 1) objects; local config and the gate's own config do not count",
 	Outage:   "an overlay that renders nothing syncs green and deploys nothing (or prunes everything)",
+	Fix:      "fix the path or the kustomization so it renders objects (kubectl gate check -k DIR -v shows what was read), or lower render.minResources when empty is intended",
 	Mutation: "empty the render",
 	Check:    checkEmpty,
 	Mutants: []rules.Mutant{

@@ -14,6 +14,7 @@ var AnalysisRef = rules.Rule{
 	ID: "rollout-analysis-ref", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "an AnalysisTemplate (same namespace) or ClusterAnalysisTemplate (clusterScope: true) referenced from canary steps, background analysis, pre/postPromotionAnalysis, experiment analyses, a standalone Experiment's analyses or a template's nested templates is not in the render, or a template arg without value/valueFrom is not passed",
 	Outage:   "a typo in a template name or a missing arg surfaces only at deploy time: the Rollout goes InvalidSpec, or the experiment fails, mid-rollout",
+	Fix:      "add the AnalysisTemplate or ClusterAnalysisTemplate to the render (same namespace), correct its name, or pass every arg it declares without a value",
 	Mutation: "misspell an AnalysisTemplate name",
 	Check:    checkAnalysisRef,
 	Mutants: []rules.Mutant{

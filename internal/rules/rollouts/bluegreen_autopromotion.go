@@ -14,6 +14,7 @@ var BlueGreenAutoPromotion = rules.Rule{
 	ID: "rollout-bluegreen-autopromotion", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "a blue/green promotes itself: autoPromotionEnabled is not explicitly false and no prePromotionAnalysis gates the promotion",
 	Outage:   "a blue/green switches all production traffic to the new version as soon as it is ready, untested",
+	Fix:      "set spec.strategy.blueGreen.autoPromotionEnabled: false, or gate the promotion with a prePromotionAnalysis",
 	Mutation: "flip autoPromotionEnabled to true and drop prePromotionAnalysis",
 	Check:    checkAutoPromotion,
 	Mutants: []rules.Mutant{

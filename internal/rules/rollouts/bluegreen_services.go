@@ -11,6 +11,7 @@ var BlueGreenServices = rules.Rule{
 	ID: "rollout-bluegreen-services", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "activeService or previewService is missing, they are the same Service, either is not in the render (same namespace), or another Rollout names it too",
 	Outage:   "the Rollout is InvalidSpec, or the new version takes no traffic before promotion and nobody can test it",
+	Fix:      "give activeService and previewService two different Services of the render, in the Rollout's namespace, named by this Rollout only",
 	Mutation: "point previewService at activeService",
 	Check:    checkBlueGreenServices,
 	Mutants: []rules.Mutant{

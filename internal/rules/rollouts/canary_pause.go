@@ -18,6 +18,7 @@ var CanaryPause = rules.Rule{
 	ID: "rollout-canary-pause", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "a canary setWeight below 100 has no pause (any duration but 0), analysis or experiment step before the next setWeight or the end of the steps; or the canary has no steps, or no such step at all",
 	Outage:   "setWeight: 10 → setWeight: 100 is a slow full rollout: a bad version reaches every user before anyone or anything looks at it",
+	Fix:      "add a pause (with a duration, or none to wait for a human), an analysis or an experiment step after each setWeight below 100",
 	Mutation: "remove the pause, analysis and experiment steps of a canary",
 	Check:    checkCanaryPause,
 	Mutants: []rules.Mutant{

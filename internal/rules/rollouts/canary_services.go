@@ -11,6 +11,7 @@ var CanaryServices = rules.Rule{
 	ID: "rollout-canary-services", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "canaryService/stableService (pingService/pongService with pingPong) are the same Service, are not in the render (same namespace), are named by another Rollout too, or are missing where trafficRouting needs them (a basic canary without trafficRouting may omit them)",
 	Outage:   "the controller marks the Rollout InvalidSpec mid-deploy, or canary and stable get the same traffic and the canary is never really tested",
+	Fix:      "give canaryService and stableService two different Services of the render, in the Rollout's namespace, named by this Rollout only",
 	Mutation: "point canaryService at stableService",
 	Check:    checkCanaryServices,
 	Mutants: []rules.Mutant{

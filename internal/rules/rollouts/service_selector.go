@@ -17,6 +17,7 @@ var ServiceSelector = rules.Rule{
 	ID: "rollout-service-selector", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "a Service the Rollout names (canary, stable, ping, pong, active, preview, ALB/SMI root) does not select the pod template labels (of the workloadRef target too); rollouts-pod-template-hash is ignored",
 	Outage:   "the Service selects none of the Rollout's pods: traffic goes nowhere, and the controller marks the Rollout InvalidSpec",
+	Fix:      "make the Service's selector match the labels of the Rollout's pod template (or of its workloadRef's template)",
 	Mutation: "break a Service selector",
 	Check:    checkServiceSelector,
 	Mutants: []rules.Mutant{

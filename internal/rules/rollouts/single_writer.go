@@ -23,6 +23,7 @@ var SingleWriter = rules.Rule{
 	ID: "rollout-single-writer", Default: finding.SeverityWarning, Family: "rollouts",
 	Doc:      "a Rollout annotated kubectl-gate.dev/single-writer: \"true\" runs two versions at once (blue/green preview, canary); names what to verify (write control, schema compatibility, recovery) until kubectl-gate.dev/single-writer-verified is set",
 	Outage:   "the preview of a ledger-like service writes beside the active one during start-up and background work, and corrupts state",
+	Fix:      "verify write control, schema compatibility and recovery with two versions running, then annotate the Rollout kubectl-gate.dev/single-writer-verified: \"true\"",
 	Mutation: "drop the single-writer-verified annotation",
 	Check:    checkSingleWriter,
 	Mutants: []rules.Mutant{

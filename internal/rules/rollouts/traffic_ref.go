@@ -19,6 +19,7 @@ var TrafficRef = rules.Rule{
 	ID: "rollout-traffic-ref", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "canary trafficRouting names an object that is not in the render (same namespace): nginx stableIngress(es), ALB ingress(es)/rootService, Istio VirtualService(s) and their named routes, DestinationRule, SMI rootService, Traefik TraefikService, Apisix ApisixRoute, Ambassador mappings, Gateway API HTTPRoute(s) of the gatewayAPI plugin",
 	Outage:   "the controller cannot shift traffic: the Rollout goes Degraded mid-deploy, or the canary takes no traffic and is never really tested",
+	Fix:      "add the object trafficRouting names to the render, in the Rollout's namespace, or correct the name",
 	Mutation: "rename the object trafficRouting names",
 	Check:    checkTrafficRef,
 	Mutants: []rules.Mutant{

@@ -12,6 +12,7 @@ var WorkloadRef = rules.Rule{
 	ID: "rollout-workload-ref", Default: finding.SeverityError, Family: "rollouts",
 	Doc:      "workloadRef names a Deployment (or ReplicaSet, PodTemplate) that is not in the render (same namespace), a kind the controller does not support, or the Rollout also has its own template",
 	Outage:   "the Rollout has no pod template: the controller creates no pods and the deploy never starts, while the sync shows green",
+	Fix:      "add the Deployment workloadRef names to the render (same namespace), correct its name or kind, and remove the Rollout's own template",
 	Mutation: "rename the workloadRef target",
 	Check:    checkWorkloadRef,
 	Mutants: []rules.Mutant{

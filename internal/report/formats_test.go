@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/report/sarifcheck"
+)
+
+// scenarios are the report shapes a run can have; every format of each is
+// checked against its readers (SARIF: the 2.1.0 schema and GitHub's upload
+// constraints).
+func scenarios() map[string]*finding.Report {
+	out := map[string]*finding.Report{
+		"findings": sample(),
+		"pass":     {Resources: 4},
+		"hostile":  hostile(),
+		"no location of its own": {Resources: 0, Findings: []finding.Finding{
+			{Rule: "render-empty", Severity: finding.SeverityError, Message: "the render is empty", Input: "-k overlays/prod", InputFile: "overlays/prod/kustomization.yaml"},
+			{Rule: "schema", Severity: finding.SeverityError, Message: "unknown field", ResourceRef: &finding.ResourceRef{Kind: "Deployment", Name: "web"}},
+			{Rule: "image-digest", Severity: finding.SeverityError, Message: "abs", File: &finding.File{Path: "/tmp/x/deploy.yaml"}},
+		}},
+	}
+	for name, r := range noVerdictRuns() {
+		out["no verdict: "+name] = r
+	}
+	waived := sample()
+	waived.Findings[0].Suppressed = &finding.Suppression{Kind: finding.SuppressedByAnnotation, Reason: "migrating\n::error::x", Owner: "team-shop",
+		Expires: "2027-01-31", Source: "annotation kubectl-gate.dev/waive on Deployment/web (ns prod)"}
+	waived.Findings[1].Suppressed = &finding.Suppression{Kind: finding.SuppressedByBaseline, Source: "baseline gate-baseline.json"}
+	out["waived and existing"] = waived
+	return out
+}
+
+func TestSARIFIsWhatGitHubAccepts(t *testing.T) {
+	for name, r := range scenarios() {
+		t.Run(name, func(t *testing.T) {
+			out := write(t, "sarif", r)
+			if err := sarifcheck.Check([]byte(out)); err != nil {
+				t.Errorf("%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestSARIFCheckerCatchesWhatGitHubRefuses: the checker the tests rely on
+// is red on what GitHub refuses (a result without a location, an absolute
+// path, no help) and on a schema violation.
+func TestSARIFCheckerCatchesWhatGitHubRefuses(t *testing.T) {
+	good := write(t, "sarif", sample())
+	for name, edit := range map[string][2]string{
+		"no location":      {`"locations": [`, `"locations_": [`},
+		"a bare abs path":  {`"uri": "overlays/prod/kustomization.yaml"`, `"uri": "/overlays/prod/kustomization.yaml"`},
+		"no help":          {`"help": {`, `"help_": {`},
+		"schema: bad kind": {`"level": "warning"`, `"level": "severe"`},
+		"no fingerprint":   {`"partialFingerprints": {`, `"partialFingerprints_": {`},
+	} {
+		bad := strings.Replace(good, edit[0], edit[1], 1)
+		if bad == good {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		if err := sarifcheck.Check([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestSARIFLocations: the file and line that set the value; else the
+// input's own file at line 1; else the fallback; the object as a logical
+// location; relative, percent-encoded URIs.
+func TestSARIFLocations(t *testing.T) {
+	r := scenarios()["no location of its own"]
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Locations []sarifLocation `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r, Options{Format: "sarif", Rules: testRules, FallbackLocation: "render.yaml", BaseDir: "/tmp"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, res := range log.Runs[0].Results {
+		l := res.Locations[0]
+		got = append(got, l.PhysicalLocation.ArtifactLocation.URI)
+		if l.PhysicalLocation.Region.StartLine != 1 {
+			t.Errorf("start line %d", l.PhysicalLocation.Region.StartLine)
+		}
+	}
+	want := []string{"overlays/prod/kustomization.yaml", "render.yaml", "x/deploy.yaml"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("uris %v, want %v", got, want)
+	}
+	for in, want := range map[string]string{
+		"overlays/my app/k.yaml": "overlays/my%20app/k.yaml",
+		"a:b/k.yaml":             "./a:b/k.yaml",
+		"x/#?%.yaml":             "x/%23%3F%25.yaml",
+		"/abs/k.yaml":            "file:///abs/k.yaml",
+		"../up/(1).yaml":         "../up/%281%29.yaml",
+	} {
+		if got := ArtifactURI(in); got != want {
+			t.Errorf("ArtifactURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSARIFFingerprintIgnoresTheLine: the same finding on another line is
+// the same alert; another object is another.
+func TestSARIFFingerprintIgnoresTheLine(t *testing.T) {
+	a := sample().Findings[0]
+	b := a
+	b.File = &finding.File{Path: a.File.Path, Line: 40}
+	c := a
+	c.ResourceRef = &finding.ResourceRef{Kind: "Deployment", Name: "api", Namespace: "prod"}
+	if Fingerprint(a) != Fingerprint(b) || Fingerprint(a) == Fingerprint(c) {
+		t.Error("fingerprints do not follow the finding")
+	}
+}
+
+func TestRuleHelp(t *testing.T) {
+	r := Rule{ID: "image-digest", Default: finding.SeverityError, Doc: "an image has no digest", Outage: "a tag moves", Fix: "pin it"}
+	md := RuleHelp(r, true)
+	for _, want := range []string{"**Why:** a tag moves.", "**How to fix:** pin it.", "`--rule image-digest=warning`", "`spec.rules: {image-digest: warning}`"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("help lacks %q:\n%s", want, md)
+		}
+	}
+	r.NoVerdict = true
+	if !strings.Contains(RuleHelp(r, false), "cannot be waived") {
+		t.Error("a no-verdict rule's help offers a waiver")
+	}
+	if doc := RulesDocument([]Rule{r}); !strings.Contains(doc, "### image-digest\n") {
+		t.Errorf("document:\n%s", doc)
+	}
+}
+
+type junitOut struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
+	Cases    []struct {
+		Name      string    `xml:"name,attr"`
+		Classname string    `xml:"classname,attr"`
+		Failure   *struct{} `xml:"failure"`
+		Error     *struct{} `xml:"error"`
+		Skipped   *struct{} `xml:"skipped"`
+	} `xml:"testcase"`
+}
+
+// TestJUnitCountsAreTheFindings: three error findings (two on one object)
+// are three failures; a rule that did not run is skipped, not passed; a
+// warning fails only with --fail-on warning; a no-verdict finding is an
+// error.
+func TestJUnitCountsAreTheFindings(t *testing.T) {
+	web := &finding.ResourceRef{Kind: "Deployment", Name: "web", Namespace: "prod"}
+	r := &finding.Report{Resources: 2, RulesRun: []string{"image-digest", "rollout-single-writer"}, Findings: []finding.Finding{
+		{Rule: "image-digest", Severity: finding.SeverityError, Message: "a", ResourceRef: web, Field: &finding.Field{Path: "c[0]"}},
+		{Rule: "image-digest", Severity: finding.SeverityError, Message: "b", ResourceRef: web, Field: &finding.Field{Path: "c[0]"}},
+		{Rule: "image-digest", Severity: finding.SeverityError, Message: "c", ResourceRef: &finding.ResourceRef{Kind: "Job", Name: "j"}},
+		{Rule: "rollout-single-writer", Severity: finding.SeverityWarning, Message: "w"},
+	}}
+	for _, c := range []struct {
+		failOnWarning            bool
+		tests, failures, skipped int
+	}{{false, 7, 3, 3}, {true, 7, 4, 3}} {
+		var b bytes.Buffer
+		if err := Write(&b, r, Options{Format: "junit", Rules: testRules, FailOnWarning: c.failOnWarning}); err != nil {
+			t.Fatal(err)
+		}
+		var s junitOut
+		if err := xml.Unmarshal(b.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Tests != c.tests || s.Failures != c.failures || s.Skipped != c.skipped || s.Errors != 0 {
+			t.Errorf("fail on warning %v: %+v\n%s", c.failOnWarning, s, b.String())
+		}
+		names := map[string]bool{}
+		for _, tc := range s.Cases {
+			if names[tc.Name] {
+				t.Errorf("two test cases named %q", tc.Name)
+			}
+			names[tc.Name] = true
+			if tc.Name == "render-empty" && tc.Skipped == nil {
+				t.Error("render-empty did not run but is not skipped")
+			}
+		}
+	}
+	var s junitOut
+	if err := xml.Unmarshal([]byte(write(t, "junit", noVerdictRuns()["registry down"])), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Errors != 1 || s.Failures != 0 {
+		t.Errorf("registry down: %+v", s)
+	}
+}
+
+func TestJSONShape(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(write(t, "json", sample())), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["apiVersion"] != APIVersion || doc["kind"] != "Report" || doc["summary"].(map[string]any)["verdict"] != "fail" {
+		t.Errorf("json = %v", doc)
+	}
+}
+
+// TestTextScales: findings grouped by input (named once), a per-rule
+// summary, many exclusions summarised with a count; -q keeps errors and the
+// verdict; -v lists every exclusion.
+func TestTextScales(t *testing.T) {
+	r := &finding.Report{Resources: 200}
+	for _, in := range []string{"-k overlays/a", "-k overlays/b"} {
+		for _, name := range []string{"web", "api"} {
+			r.Findings = append(r.Findings, finding.Finding{Rule: "image-digest", Severity: finding.SeverityError, Input: in,
+				Message: "not pinned", ResourceRef: &finding.ResourceRef{Kind: "Deployment", Name: name}})
+		}
+		r.Findings = append(r.Findings, finding.Finding{Rule: "api-deprecated", Severity: finding.SeverityWarning, Input: in, Message: "deprecated"})
+	}
+	for i := range 150 {
+		r.Findings = append(r.Findings, finding.Finding{Rule: "argocd-source-not-rendered", Severity: finding.SeverityInfo, Input: "-f apps",
+			Message: "excluded by --exclude-app", ResourceRef: &finding.ResourceRef{Kind: "Application", Name: "app-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)}})
+	}
+	text := write(t, "text", r)
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) > 14 {
+		t.Errorf("%d lines for 156 findings:\n%s", len(lines), text)
+	}
+	for _, want := range []string{
+		"== -k overlays/a: 2 error(s), 1 warning(s)\nWARNING [api-deprecated]: deprecated\nERROR [image-digest] Deployment/api: not pinned\n",
+		"== -f apps: 0 error(s), 0 warning(s), 150 info\nINFO [argocd-source-not-rendered] 150 finding(s), e.g. Application/app-a, ",
+		"and 145 more (-v lists them)",
+		"by rule: argocd-source-not-rendered 150 info; image-digest 4 error; api-deprecated 2 warning\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "(input: ") {
+		t.Errorf("the input is repeated on finding lines:\n%s", text)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r, Options{Format: "text", Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	if q := b.String(); strings.Contains(q, "WARNING") || strings.Contains(q, "INFO") || strings.Contains(q, "by rule") || !strings.Contains(q, "FAIL: 200 resource(s), 4 error(s), 2 warning(s)") {
+		t.Errorf("-q:\n%s", q)
+	}
+	b.Reset()
+	if err := Write(&b, r, Options{Format: "text", Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "INFO [argocd-source-not-rendered] Application/"); n != 150 {
+		t.Errorf("-v lists %d exclusions", n)
+	}
+}
