@@ -25,7 +25,7 @@ const EnvTrustedConfig = "KUBECTL_GATE_CONFIG"
 func runRender(ctx context.Context, args []string, s Streams, version string) int {
 	o := &options{}
 	fs := newFlagSet("render", o, false)
-	if done, code := parse(fs, args, s.Err); done {
+	if done, code := parse(fs, args, s, 0); done {
 		return code
 	}
 	var argo *argoRun
@@ -54,7 +54,9 @@ func runRender(ctx context.Context, args []string, s Streams, version string) in
 	o.denyRemoteFrom(base)
 	printLogs := captureLogs()
 	defer printLogs(s.Err)
-	popts := o.pipelineOptions(base, version, progress(s))
+	prog := progress(s, o)
+	defer prog("") // every return path ends the progress line
+	popts := o.pipelineOptions(base, version, prog)
 	popts.Render.Sort = true // print what `kustomize build` prints, in its order
 	if argo != nil {
 		if popts, err = argo.options(o, popts, base); err != nil {
