@@ -32,7 +32,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 	fs.StringVar(&d.base, "base", "", "the git revision to compare with (a branch, tag or commit): rendered and checked in a temporary worktree")
 	fs.BoolVar(&d.split, "split", false, "-o markdown: write parts of at most 65,536 characters to kubectl-gate-diff-N.md (in --split-dir) instead of cutting")
 	fs.StringVar(&d.splitDir, "split-dir", ".", "with --split, the directory the parts are written to")
-	if done, code := parse(fs, args, s.Err); done {
+	if done, code := parse(fs, args, s, 0); done {
 		return code
 	}
 	if err := validateDiff(o, d); err != nil {

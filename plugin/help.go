@@ -58,6 +58,26 @@ var helps = map[string]commandHelp{
 			"# Every Application source of the repository\nkubectl gate selftest -f argocd/ --apps-root .",
 		},
 	},
+	"render": {
+		usage: "kubectl gate render (-k DIR | -f FILE|DIR|- | --chart DIR) [flags]",
+		long: "Render and check like check does, and print the render on stdout only when the verdict is pass;\n" +
+			"findings go to stderr, and exit 1 or 3 prints nothing on stdout. With ARGOCD_APP_NAME set and no input,\n" +
+			"it renders the current directory as Argo CD's config-management plugin.",
+		examples: []string{
+			"# Apply only what passed the gate\nkubectl gate render -k overlays/prod | kubectl apply -f -",
+			"# A chart, rendered like helm template and checked\nkubectl gate render --chart charts/shop -n shop > shop.yaml",
+		},
+	},
+	"diff": {
+		usage: "kubectl gate diff --base REF (-k DIR | -f FILE|DIR|- | --chart DIR)... [flags]",
+		long: "Render and check the inputs at git REF (a temporary worktree) and in the working tree, and print what\n" +
+			"changed: objects added, removed and changed, and findings new, fixed and unchanged. Exit 1 only for new\n" +
+			"error findings; 3 when the working tree has no verdict.",
+		examples: []string{
+			"# What this branch does to the prod overlay, against main\nkubectl gate diff --base origin/main -k overlays/prod",
+			"# A pull-request comment, every Argo CD Application of the repository\nkubectl gate diff --base origin/main -f argocd/ --apps-root . -o markdown > comment.md",
+		},
+	},
 	"status": {
 		usage: "kubectl gate status APP [-n argocd] [--revision SHA | --git DIR] [-k DIR | --apps-root DIR] [flags]",
 		long: "Read an Argo CD Application from the cluster and judge whether its green light is true: the synced\n" +
