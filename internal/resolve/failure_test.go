@@ -31,7 +31,7 @@ func TestFailClosed(t *testing.T) {
 		{name: "401 wrong password", mws: []middleware{requireBasic("ci", "right")},
 			opts: Options{Keychain: keychain{}}, kind: Unauthorized, msg: "401", within: time.Second},
 		{name: "hanging registry, overall deadline", mws: []middleware{onManifests(hang)},
-			opts: Options{Timeout: 2 * time.Second}, kind: Timeout, msg: "gave up after 2s", atLeast: 2 * time.Second, within: 3 * time.Second},
+			opts: Options{Timeout: 2 * time.Second}, kind: Timeout, msg: "gave up after 2", atLeast: 2 * time.Second, within: 3 * time.Second},
 		{name: "hanging registry, per-request timeout", mws: []middleware{onManifests(hang)},
 			opts: Options{RequestTimeout: 300 * time.Millisecond, Retries: 1}, kind: Timeout, msg: "300ms request timeout", within: 2 * time.Second},
 		{name: "connection refused", host: closedHost, kind: Unavailable, msg: "connection refused", within: time.Second},

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Env names the variables the supervision reads.
@@ -150,7 +152,9 @@ func firstLine(r *os.File) string {
 	return "a fatal runtime error, such as running out of memory or stack (its report is above)"
 }
 
+// isTerminal asks the terminal driver, not the file mode: /dev/null is a
+// character device too, and a run with stdin from /dev/null (CI, a test,
+// `cmd </dev/null`) must have its SIGINT forwarded.
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }
