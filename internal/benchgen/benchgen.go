@@ -83,6 +83,10 @@ func object(kind string, i int, img [3]string) string {
 		return head + "data:\n  LOG_LEVEL: info\n  FEATURE_FLAGS: a,b,c\n"
 	case "CronJob":
 		return head + "spec:\n  schedule: '0 * * * *'\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          " + indent(pod, "    ")
+	case "Job":
+		// The API server generates a Job's selector and refuses one set
+		// without manualSelector, and a Job's pods cannot restart Always.
+		return head + "spec:\n  template:\n    spec:\n      restartPolicy: Never\n      " + pod
 	case "Rollout":
 		return head + fmt.Sprintf("spec:\n  replicas: 3\n  selector: {matchLabels: {app: %s}}\n  strategy:\n    canary:\n      steps: [{setWeight: 20}, {pause: {duration: 10m}}]\n  template:\n    metadata: {labels: {app: %s}}\n    spec:\n      %s", name, name, pod)
 	}
