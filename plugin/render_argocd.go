@@ -144,6 +144,11 @@ func (a *argoRun) options(o *options, popts pipeline.Options, base *config.Objec
 // stream is a terminal.
 func (a *argoRun) streams(s Streams) Streams {
 	s.Err = a.stderr(s)
+	if s.reportErr != nil && a != nil && a.env != nil {
+		// The report bypasses Run's line filter (its own workflow
+		// commands); it still carries the app and revision on every line.
+		s.reportErr = &linePrefixer{w: s.reportErr, prefix: a.env.Prefix()}
+	}
 	s.ErrIsTTY, s.OutIsTTY = false, false
 	return s
 }
