@@ -12,17 +12,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/fn"
 )
 
-const unpinnedImage = `- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web, namespace: shop}
-  spec:
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers:
-        - {name: web, image: "ghcr.io/shop/web:latest"}
-`
+var unpinnedImage = deploymentItem("web", "ghcr.io/shop/web:latest")
 
 // TestTrustedFloor: the repository's own functionConfig turns image-digest
 // off. Without KUBECTL_GATE_CONFIG it decides (the red app passes); with

@@ -16,26 +16,15 @@ func gateList(spec, items string) string {
 		spec + "items:\n" + items
 }
 
-const (
-	app = `- apiVersion: argoproj.io/v1alpha1
+const app = `- apiVersion: argoproj.io/v1alpha1
   kind: Application
   metadata: {name: shop, namespace: argocd}
   spec:
     source: {repoURL: https://github.com/example/shop.git, path: overlays/prod}
     destination: {namespace: shop}
 `
-	pinnedImage = `- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web, namespace: shop}
-  spec:
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers:
-        - {name: web, image: "ghcr.io/shop/web@sha256:4315c8fd5a82533f56a83922bc1d5a2cff2b1f1e76117f66673abbcffd6c9fff"}
-`
-)
+
+var pinnedImage = deploymentItem("web", "ghcr.io/shop/web@sha256:4315c8fd5a82533f56a83922bc1d5a2cff2b1f1e76117f66673abbcffd6c9fff")
 
 // TestFunctionHonoursVerdictFields: what the plugin's --fail-on warning and
 // --require-pinned-by do, a Gate's spec.failOn and
@@ -64,4 +53,20 @@ func TestFunctionHonoursVerdictFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deploymentItem is one Deployment of a ResourceList's items, in namespace
+// shop, with one container running image.
+func deploymentItem(name, image string) string {
+	return strings.NewReplacer("NAME", name, "IMAGE", image).Replace(`- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: NAME, namespace: shop}
+  spec:
+    selector: {matchLabels: {app: NAME}}
+    template:
+      metadata: {labels: {app: NAME}}
+      spec:
+        containers:
+        - {name: NAME, image: "IMAGE"}
+`)
 }

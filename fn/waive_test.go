@@ -10,17 +10,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/fn"
 )
 
-const taggedImage = `- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: legacy, namespace: shop}
-  spec:
-    selector: {matchLabels: {app: legacy}}
-    template:
-      metadata: {labels: {app: legacy}}
-      spec:
-        containers:
-        - {name: legacy, image: "ghcr.io/shop/legacy:3.1"}
-`
+var taggedImage = deploymentItem("legacy", "ghcr.io/shop/legacy:3.1")
 
 // TestFunctionAppliesExceptions: inside kustomize the function's config is
 // the trusted config, and its exceptions waive as the plugin's do: the
