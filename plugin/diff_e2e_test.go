@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -278,15 +279,7 @@ func TestE2EDiffHTMLInBrowser(t *testing.T) {
 	}
 	page := filepath.Join(t.TempDir(), "report.html")
 	mustWrite(t, page, r.Stdout)
-	dump := func(path string) string {
-		cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000", "--dump-dom", "file://"+path)
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: %v", browser, err)
-		}
-		return string(out)
-	}
+	dump := func(path string) string { return dumpDOM(t, browser, path) }
 	dom := dump(page)
 	for _, s := range []string{"NEW ERROR [image-digest] Deployment/web (ns shop)", "stringData.password: changed (18 → 17 bytes)", "apps/Deployment shop/web", "&lt;img src="} {
 		if !strings.Contains(dom, s) {
@@ -302,6 +295,44 @@ func TestE2EDiffHTMLInBrowser(t *testing.T) {
 	if hits.Load() == 0 {
 		t.Error("the control page made no request: the sentinel cannot tell")
 	}
+}
+
+// dumpDOM loads a local page in the headless browser and returns the DOM
+// it ends with. The flags are those a closed, container-like machine needs:
+// no sandbox (root), no /dev/shm (it may be tiny or absent), no crash
+// reporter, no background fetches, a fresh profile. A browser that dies of
+// a signal before it printed anything is started again, at most twice: such
+// a crash is the machine's, not the page's (the page still has to render
+// for the test to pass), and its output is shown if all three die.
+func dumpDOM(t *testing.T, browser, path string) string {
+	t.Helper()
+	var crashes []string
+	for attempt := 0; attempt < 3; attempt++ {
+		cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu",
+			"--disable-dev-shm-usage", "--disable-crash-reporter", "--disable-breakpad",
+			"--no-first-run", "--disable-background-networking", "--disable-component-update",
+			"--disable-sync", "--disable-quic", "--user-data-dir="+t.TempDir(),
+			"--virtual-time-budget=3000", "--dump-dom", "file://"+path)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err == nil {
+			return string(out)
+		}
+		var exit *exec.ExitError
+		crashed := errors.As(err, &exit) && (!exit.Exited() || exit.ExitCode() > 128) && len(out) == 0
+		tail := stderr.String()
+		if len(tail) > 4000 {
+			tail = tail[len(tail)-4000:]
+		}
+		crashes = append(crashes, fmt.Sprintf("attempt %d: %v\n%s", attempt+1, err, tail))
+		if !crashed {
+			break
+		}
+	}
+	t.Fatalf("%s could not load %s:\n%s", browser, path, strings.Join(crashes, "\n"))
+	return ""
 }
 
 // hangingServer accepts connections on loopback and never answers: a
