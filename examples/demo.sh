@@ -32,7 +32,7 @@ bold "   ... and green on prod (the base says latest, the overlay pins a digest)
 expect 0 $GATE check -k examples/overlays/prod
 
 bold "3. The same through a pipe"
-printf '$ %s\n' "$KUSTOMIZE build examples/overlays/prod | $GATE check -f -"
+printf '$ %s\n' "$KUSTOMIZE build --enable-alpha-plugins --enable-exec examples/overlays/prod | $GATE check -f -"
 "$KUSTOMIZE" build --enable-alpha-plugins --enable-exec examples/overlays/prod | $GATE check -f -
 echo "(exit ${PIPESTATUS[1]})"
 

@@ -41,7 +41,10 @@ func TestE2EAppsExamples(t *testing.T) {
 	// Another repository's checkout renders nothing of it: no verdict
 	// (issue 10: it was a warning and exit 0).
 	r = runGate(t, root, "check", "-f", "examples/apps/", "--apps-root", ".", "--repo-url", "https://github.com/someone/else")
-	if r.Code != 3 || strings.Count(r.Stdout, "ERROR [argocd-source-not-rendered]") != 5 || !strings.Contains(r.Stdout, "is not the one checked out") {
+	// The message says how to name the checkout when it is that repository
+	// (issue 22: a clone from a local path was exit 3 without a hint).
+	if r.Code != 3 || strings.Count(r.Stdout, "ERROR [argocd-source-not-rendered]") != 5 || !strings.Contains(r.Stdout, "is not the one checked out") ||
+		!strings.Contains(r.Stdout, "pass --repo-url "+examplesRepo) {
 		t.Errorf("--repo-url of another repository: exit %d, want 3 and 5 no-verdict findings:\n%s", r.Code, r.Stdout)
 	}
 	// Without --apps-root the sources are reported, never passed silently.

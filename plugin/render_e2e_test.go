@@ -316,6 +316,11 @@ func TestE2EValidatorsRoute(t *testing.T) {
 	if r.Code == 0 || r.Stdout != "" || !strings.Contains(r.Stderr, "[image-digest]") {
 		t.Errorf("floor set: exit %d, want a failed build naming image-digest:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// The plugin on the same overlay lets that Gate only tighten: red
+	// without any floor (README "Use: the KRM function inside kustomize").
+	if r := runGate(t, app, "check", "-k", "."); r.Code != 1 || !strings.Contains(r.Stdout, "[image-digest]") {
+		t.Errorf("check -k: exit %d, want 1 naming image-digest:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 }
 
 // copyDir copies a directory tree of regular files.

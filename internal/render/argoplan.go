@@ -40,7 +40,9 @@ func SkipSource(root string, remotes []string, src argo.Source) string {
 	case src.Chart != "":
 		return fmt.Sprintf("Helm chart %s from %s: the gate renders only charts in the checkout, it does not fetch them", src.Chart, src.RepoURL)
 	case len(remotes) > 0 && !slices.Contains(remotes, NormalizeRepoURL(src.RepoURL)):
-		return fmt.Sprintf("repository %s is not the one checked out at %s (%s)", src.RepoURL, root, strings.Join(remotes, ", "))
+		// A CI clone's remote is often a local path or a mirror: say how to
+		// name the checkout's repository when it is that one.
+		return fmt.Sprintf("repository %s is not the one checked out at %s (%s); if the checkout is that repository (a clone from a local path or a mirror), pass --repo-url %s", src.RepoURL, root, strings.Join(remotes, ", "), src.RepoURL)
 	}
 	return ""
 }
