@@ -318,7 +318,7 @@ func TestE2EValidatorsRoute(t *testing.T) {
 	}
 	// The plugin on the same overlay lets that Gate only tighten: red
 	// without any floor (README "Use: the KRM function inside kustomize").
-	if r := runGate(t, app, "check", "-k", "."); r.Code != 1 || !strings.Contains(r.Stdout, "[image-digest]") {
+	if r := testutil.Run(t, app, "", nil, testutil.Bin(t, "kubectl-gate"), "check", "-k", "."); r.Code != 1 || !strings.Contains(r.Stdout, "[image-digest]") {
 		t.Errorf("check -k: exit %d, want 1 naming image-digest:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
