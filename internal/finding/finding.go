@@ -72,14 +72,21 @@ type ResourceRef struct {
 	Kind       string `json:"kind,omitempty"`
 	Name       string `json:"name,omitempty"`
 	Namespace  string `json:"namespace,omitempty"`
+	// GenerateName is metadata.generateName of an object that has no
+	// name (the API server names it on create: Argo CD hook Jobs).
+	GenerateName string `json:"generateName,omitempty"`
 }
 
-// String names an object for humans: "Deployment/web (ns prod)".
+// String names an object for humans: "Deployment/web (ns prod)", and
+// "Job generateName: migrate- (ns prod)" for one named on create.
 func (r *ResourceRef) String() string {
 	if r == nil {
 		return ""
 	}
 	s := r.Kind + "/" + r.Name
+	if r.Name == "" && r.GenerateName != "" {
+		s = r.Kind + " generateName: " + r.GenerateName
+	}
 	if r.Namespace != "" {
 		s += " (ns " + r.Namespace + ")"
 	}

@@ -29,7 +29,11 @@ func Str(r *yaml.RNode, path string) string {
 
 // Ref returns the reference of an object, for findings.
 func Ref(r *yaml.RNode) *finding.ResourceRef {
-	return &finding.ResourceRef{APIVersion: APIVersion(r), Kind: Kind(r), Name: Name(r), Namespace: Namespace(r)}
+	ref := &finding.ResourceRef{APIVersion: APIVersion(r), Kind: Kind(r), Name: Name(r), Namespace: Namespace(r)}
+	if ref.Name == "" {
+		ref.GenerateName = yamlpath.String(r.YNode(), "metadata.generateName")
+	}
+	return ref
 }
 
 // Finding builds a finding about an object, with its source file; path,

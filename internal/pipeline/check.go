@@ -172,7 +172,9 @@ func (u *Unit) blame(fs []finding.Finding) {
 		switch {
 		case b == nil:
 		case f.File != nil && f.File.Path == b.Path:
-			f.File.Line = b.Line
+			if f.File.Line == 0 { // a rule that placed the field itself knows better
+				f.File.Line = b.Line
+			}
 		default:
 			f.File = b
 			if !strings.Contains(f.Message, b.Path) {

@@ -54,9 +54,11 @@ type Result struct {
 	Kind       string
 	Namespace  string
 	Name       string
-	Field      string // "spec.template.spec.containers[0].name"; empty for the whole object
-	Value      string // the offending value, when there is one
-	Reason     string // the API server's words
+	// GenerateName is metadata.generateName when the object has no name.
+	GenerateName string
+	Field        string // "spec.template.spec.containers[0].name"; empty for the whole object
+	Value        string // the offending value, when there is one
+	Reason       string // the API server's words
 }
 
 func (r Result) String() string {

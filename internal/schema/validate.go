@@ -30,6 +30,9 @@ func (v *Validator) validateOne(ctx context.Context, index int, obj map[string]a
 	base := Result{Index: index, APIVersion: str(obj["apiVersion"]), Kind: str(obj["kind"])}
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		base.Name, base.Namespace = str(md["name"]), str(md["namespace"])
+		if base.Name == "" {
+			base.GenerateName = str(md["generateName"])
+		}
 	}
 	if obj == nil || base.APIVersion == "" || base.Kind == "" {
 		r := base

@@ -168,13 +168,28 @@ func parseDocuments(data []byte, path string) ([]*yaml.RNode, error) {
 	}
 	wg.Wait()
 	var out []*yaml.RNode
+	offset := 0 // lines before the chunk: node lines count from the stream's start
 	for i := range chunks {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("parsing %s: %w", path, errs[i])
+			return nil, fmt.Errorf("parsing %s (the chunk from line %d): %w", path, offset+1, errs[i])
 		}
+		if offset > 0 {
+			for _, n := range results[i] {
+				shiftLines(n.YNode(), offset)
+			}
+		}
+		offset += bytes.Count(chunks[i], []byte("\n"))
 		out = append(out, results[i]...)
 	}
 	return out, nil
+}
+
+// shiftLines adds offset to the line of every node of a tree.
+func shiftLines(n *yaml.Node, offset int) {
+	n.Line += offset
+	for _, c := range n.Content {
+		shiftLines(c, offset)
+	}
 }
 
 // readDocuments parses every document of a chunk, empty ones skipped.

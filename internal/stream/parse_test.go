@@ -197,6 +197,16 @@ func TestParseLargeStreamInOrder(t *testing.T) {
 	if s, _ := got[4999].GetString("more.a"); s != "b" {
 		t.Errorf("alias not resolved in the last chunk: %q", s)
 	}
+	// Parsed in chunks, every node still has its line in the whole stream
+	// (findings point at it): object i starts at line 6i+2, its data at 6i+5.
+	for _, i := range []int{0, 1, 2500, 4999} {
+		if l := got[i].YNode().Line; l != 6*i+2 {
+			t.Errorf("object %d starts at line %d, want %d", i, l, 6*i+2)
+		}
+		if d := got[i].Field("data"); d == nil || d.Key.YNode().Line != 6*i+5 {
+			t.Errorf("object %d: data is not at line %d", i, 6*i+5)
+		}
+	}
 }
 
 func TestReadAllCaps(t *testing.T) {

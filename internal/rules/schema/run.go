@@ -30,8 +30,9 @@ func validate(c *rules.Context) outcome {
 	})
 }
 
-// findings turns the pass's results of one rule into findings; when the
-// pass could not run at all, the schema rule reports that as no verdict.
+// findings turns the pass's results of one rule into findings, each with
+// the file and line of the field it names (place); when the pass could not
+// run at all, the schema rule reports that as no verdict.
 func findings(c *rules.Context, rule string, sev finding.Severity) []finding.Finding {
 	o := validate(c)
 	if o.err != nil {
@@ -50,8 +51,11 @@ func findings(c *rules.Context, rule string, sev finding.Severity) []finding.Fin
 			Severity: sev,
 			Message:  message(r),
 			ResourceRef: &finding.ResourceRef{
-				APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace,
+				APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, GenerateName: r.GenerateName,
 			},
+		}
+		if r.Index >= 0 && r.Index < len(c.Resources) {
+			f.File = place(c, c.Resources[r.Index], r.Field)
 		}
 		if r.Field != "" {
 			f.Field = &finding.Field{Path: r.Field}

@@ -1,0 +1,180 @@
+package schema
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
+)
+
+// sources holds the source files a run's findings point into, each read
+// and parsed once.
+type sources struct {
+	mu    sync.Mutex
+	files map[string][]*yaml.RNode // nil: unreadable or not a stream of objects
+}
+
+// maxSourceBytes bounds a source file read to find a line.
+const maxSourceBytes = 16 << 20
+
+func (s *sources) objects(path string) []*yaml.RNode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if objs, ok := s.files[path]; ok {
+		return objs
+	}
+	var objs []*yaml.RNode
+	// The path comes from an annotation of the render: read it only as a
+	// bounded regular file (one naming /dev/zero or a FIFO reads as
+	// nothing), and take from it only line numbers.
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		if data, err := fsbound.ReadRegular(resolved, path, maxSourceBytes); err == nil {
+			objs, _ = stream.Parse(data, path)
+		}
+	}
+	s.files[path] = objs
+	return objs
+}
+
+// place names the file an object came from and the line there that holds
+// a field (its path as the API server writes it), or the nearest enclosing
+// field that is written there ("Required value" names a missing one). The
+// line comes
+//   - for -f, from the parsed stream itself: the object's nodes keep their
+//     lines in the file;
+//   - for a kustomize render, from the file kustomize's origin annotation
+//     names, the object found there by kind and name (namePrefix and
+//     nameSuffix allowed for).
+//
+// A Helm template, a generated object (its origin names only the
+// kustomization) or a file that no longer parses gives the file alone.
+func place(c *rules.Context, n *yaml.RNode, fieldPath string) *finding.File {
+	f := manifest.SourceFile(n)
+	if f == nil {
+		return nil
+	}
+	if doc := sourceDoc(c, n, f.Path); doc != nil {
+		f.Line = lineOf(doc, fieldPath)
+	}
+	return f
+}
+
+// sourceDoc returns the node of the object as its source file holds it.
+func sourceDoc(c *rules.Context, n *yaml.RNode, path string) *yaml.Node {
+	if yamlpath.Annotation(n.YNode(), manifest.AnnoHelmSource) != "" {
+		return nil // a template, not YAML
+	}
+	if o := yamlpath.Annotation(n.YNode(), manifest.AnnoOrigin); o != "" {
+		var origin struct {
+			Path string `yaml:"path"`
+			Repo string `yaml:"repo"`
+		}
+		if err := yaml.Unmarshal([]byte(o), &origin); err != nil || origin.Path != path || origin.Repo != "" {
+			return nil // generated, or from a remote repository
+		}
+		src := rules.Memo(c, "schema-sources", func() *sources { return &sources{files: map[string][]*yaml.RNode{}} })
+		return match(src.objects(path), n)
+	}
+	p, _, _ := kioutil.GetFileAnnotations(n)
+	// The stream reader's objects start a document at column 1; a KRM
+	// function's items (lines of its ResourceList, not of the file its
+	// path annotation names) and the items of a List never do.
+	if p == path && n.YNode().Line > 0 && n.YNode().Column == 1 {
+		return n.YNode()
+	}
+	return nil
+}
+
+// match finds the rendered object among a source file's objects: the same
+// kind, and the longest name the rendered one contains (namePrefix and
+// nameSuffix add to it); else the file's only object of that kind.
+func match(objs []*yaml.RNode, n *yaml.RNode) *yaml.Node {
+	kind, name := manifest.Kind(n), manifest.Name(n)
+	var best, only *yaml.Node
+	bestLen, ofKind := -1, 0
+	for _, o := range objs {
+		if manifest.Kind(o) != kind {
+			continue
+		}
+		ofKind++
+		only = o.YNode()
+		on := manifest.Name(o)
+		if on != "" && strings.Contains(name, on) && len(on) > bestLen {
+			best, bestLen = o.YNode(), len(on)
+		}
+	}
+	switch {
+	case best != nil:
+		return best
+	case ofKind == 1:
+		return only
+	}
+	return nil
+}
+
+// lineOf returns the line of the field at path in an object's node (the
+// line of its key, or of its list item), or of the nearest enclosing field
+// written there; the object's first line for an empty path.
+func lineOf(doc *yaml.Node, path string) int {
+	n, line := doc, doc.Line
+	for _, seg := range segments(path) {
+		var next, at *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == seg {
+					at, next = n.Content[i], n.Content[i+1]
+					break
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+				at = next
+			}
+		}
+		if next == nil {
+			break
+		}
+		n, line = next, at.Line
+	}
+	return line
+}
+
+// segments splits a field path as k8s.io/apimachinery's field.Path writes
+// it ("spec.containers[0].env[1].name", "metadata.labels[app.kubernetes.io/name]")
+// into keys and indexes.
+func segments(path string) []string {
+	var out []string
+	for len(path) > 0 {
+		switch path[0] {
+		case '.':
+			path = path[1:]
+		case '[':
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return append(out, path[1:])
+			}
+			out = append(out, path[1:end])
+			path = path[end+1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			out = append(out, path[:end])
+			path = path[end:]
+		}
+	}
+	return out
+}

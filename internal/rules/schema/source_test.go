@@ -1,0 +1,120 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// located runs the schema and api-validation rules and prints each
+// finding's field with the file and line it names.
+func located(t *testing.T, c *rules.Context) []string {
+	t.Helper()
+	var out []string
+	for _, r := range []rules.Rule{Schema, APIValidation} {
+		for _, f := range r.Check(c) {
+			where := "(no file)"
+			if f.File != nil {
+				where = fmt.Sprintf("%s:%d", f.File.Path, f.File.Line)
+			}
+			out = append(out, fmt.Sprintf("%s %s %s", f.ResourceRef, f.Field.Path, where))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestFindingsNameFileAndLine: -f objects are placed from the parsed stream
+// (the file's own lines), -k objects through kustomize's origin annotation
+// (the base file, whatever the overlay renamed), each at the line of the
+// field the API server names.
+func TestFindingsNameFileAndLine(t *testing.T) {
+	const base = "testdata/lines/base/deploy.yaml"
+	t.Run("-f", func(t *testing.T) {
+		objs, err := render.Files([]string{base}, nil, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			"Deployment/web spec.template.metadata.labels " + base + ":25",
+			"Deployment/web spec.template.spec.containers[0].imagePullPolicy " + base + ":30",
+			"Service/web spec.ports[0].protocl " + base + ":13",
+		}
+		if got := located(t, &rules.Context{Resources: objs, Config: on()}); !slices.Equal(got, want) {
+			t.Errorf("got\n  %q\nwant\n  %q", got, want)
+		}
+	})
+	t.Run("-k", func(t *testing.T) {
+		res, err := render.Kustomize("testdata/lines/overlay", render.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Injected {
+			t.Fatal("the render carries no origin annotations")
+		}
+		want := []string{
+			"Deployment/prod-web (ns shop) spec.template.metadata.labels " + base + ":25",
+			// Where the base writes the field; the pipeline's blame then
+			// names the overlay's patch that set the value.
+			"Deployment/prod-web (ns shop) spec.template.spec.containers[0].imagePullPolicy " + base + ":30",
+			"Deployment/prod-web (ns shop) spec.template.spec.containers[0].resources.requests " + base + ":32",
+			"Service/prod-web (ns shop) spec.ports[0].protocl " + base + ":13",
+		}
+		if got := located(t, &rules.Context{Resources: res.Resources, Config: on()}); !slices.Equal(got, want) {
+			t.Errorf("got\n  %q\nwant\n  %q", got, want)
+		}
+	})
+}
+
+// TestLineOfNearestField: a missing field is placed at the nearest
+// enclosing one the file writes; map keys with dots are one segment.
+func TestLineOfNearestField(t *testing.T) {
+	objs, err := render.Files([]string{"testdata/lines/base/deploy.yaml"}, nil, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := objs[1].YNode()
+	for path, want := range map[string]int{
+		"":                                        15,
+		"spec.template.spec.containers[0].name":   28,
+		"spec.template.spec.containers[3].name":   27,
+		"spec.template.spec.securityContext":      26,
+		"spec.selector.matchLabels[app]":          22,
+		"metadata.labels[app.kubernetes.io/name]": 17,
+	} {
+		if got := lineOf(d, path); got != want {
+			t.Errorf("lineOf(%q) = %d, want %d", path, got, want)
+		}
+	}
+}
+
+// TestGenerateNameNamed: a finding about an object named on create (an Argo
+// CD hook Job, Argo CD's own sync-waves example) names its generateName,
+// not "Job/".
+func TestGenerateNameNamed(t *testing.T) {
+	objs, err := render.Files([]string{"../../schema/testdata/regressions/argocd-hook-job-generatename.yaml"}, nil, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &rules.Context{Resources: objs, Config: on()}
+	if got := append(Schema.Check(c), APIValidation.Check(c)...); len(got) != 0 {
+		t.Fatalf("the API server accepts Argo CD's hook Job; got %v", got)
+	}
+	if _, ok := pullPolicySometimes(objs, nil); !ok {
+		t.Fatal("no container to break")
+	}
+	got := APIValidation.Check(&rules.Context{Resources: objs, Config: on()})
+	if len(got) != 1 {
+		t.Fatalf("want one finding, got %v", got)
+	}
+	if s := got[0].ResourceRef.String(); s != "Job generateName: app-slack-notification-" {
+		t.Errorf("the finding names the object %q", s)
+	}
+	if r := manifest.Ref(objs[0]); r.String() != "Job generateName: app-slack-notification-" {
+		t.Errorf("manifest.Ref names it %q", r)
+	}
+}

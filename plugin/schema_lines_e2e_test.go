@@ -1,0 +1,72 @@
+package plugin_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestE2ESchemaFindingsHaveLocations: every schema and api-validation
+// finding of -k and -f has a SARIF location with the file and line of the
+// field it names; for -k the line is in the base the overlay renders, or
+// in the overlay's patch when the patch set the value.
+func TestE2ESchemaFindingsHaveLocations(t *testing.T) {
+	const dir = "internal/rules/schema/testdata/lines/"
+	const base = dir + "base/deploy.yaml"
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-k", dir + "overlay"}, []string{
+			"api-validation " + base + ":25",
+			"api-validation " + base + ":30",
+			"api-validation " + dir + "overlay/patch.yaml:11",
+			"schema " + base + ":13",
+		}},
+		{[]string{"-f", base}, []string{
+			"api-validation " + base + ":25",
+			"api-validation " + base + ":30",
+			"schema " + base + ":13",
+		}},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			r := gate(t, "", append([]string{"check", "-o", "sarif"}, tc.args...)...)
+			if r.Code != 1 {
+				t.Fatalf("exit %d, want 1\n%s%s", r.Code, r.Stdout, r.Stderr)
+			}
+			var doc struct {
+				Runs []struct {
+					Results []struct {
+						RuleID    string
+						Locations []struct {
+							PhysicalLocation struct {
+								ArtifactLocation struct{ URI string }
+								Region           struct{ StartLine int }
+							}
+						}
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || len(doc.Runs) != 1 {
+				t.Fatalf("SARIF: %v\n%s", err, r.Stdout)
+			}
+			var got []string
+			for _, res := range doc.Runs[0].Results {
+				if res.RuleID != "schema" && res.RuleID != "api-validation" {
+					continue // image-digest: the test image has a tag
+				}
+				if len(res.Locations) != 1 {
+					t.Fatalf("%s: %d locations", res.RuleID, len(res.Locations))
+				}
+				p := res.Locations[0].PhysicalLocation
+				got = append(got, fmt.Sprintf("%s %s:%d", res.RuleID, p.ArtifactLocation.URI, p.Region.StartLine))
+			}
+			slices.Sort(tc.want)
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
+			}
+		})
+	}
+}
