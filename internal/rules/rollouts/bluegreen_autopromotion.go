@@ -75,5 +75,10 @@ func selfPromote(bg *yaml.RNode) bool {
 	if _, err := bg.Pipe(yaml.Clear("prePromotionAnalysis")); err != nil {
 		return false
 	}
-	return bg.PipeE(yaml.SetField("autoPromotionEnabled", yaml.NewScalarRNode("true"))) == nil
+	// A boolean true, tagged: an untagged scalar added where the field was
+	// absent is a string to the schema, and the mutant would be caught by
+	// the schema rule instead of this one.
+	v := yaml.NewScalarRNode("true")
+	v.YNode().Tag = yaml.NodeTagBool
+	return bg.PipeE(yaml.SetField("autoPromotionEnabled", v)) == nil
 }
