@@ -122,6 +122,10 @@ func template(ctx context.Context, args []string, w io.Writer) error {
 	if len(rest) == 0 {
 		return errors.New("helm template: no chart given")
 	}
+	// `helm template CHART` names the release "release-name" (helm's
+	// template command sets it before NameAndChart); only install needs a
+	// name or --generate-name.
+	inst.ReleaseName = DefaultReleaseName
 	name, chartPath, err := inst.NameAndChart(rest)
 	if err != nil {
 		return fmt.Errorf("helm template: %w", err)
