@@ -48,6 +48,9 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 	if err != nil {
 		return fail(s.Err, err)
 	}
+	if err := relativeInputs(o, cwd, top); err != nil {
+		return fail(s.Err, err)
+	}
 	end := stop.Doing(ctx, "checking out "+d.base)
 	wt, err := diff.Checkout(ctx, top, d.base)
 	end()
@@ -68,8 +71,11 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 			}
 		}()
 		label := fmt.Sprintf("%s (%.12s)", d.base, wt.Rev)
-		baseRun := side(ctx, o, base, version, filepath.Join(wt.Dir, rel), cwd, label)
-		headRun := side(ctx, o, base, version, cwd, cwd, "working tree")
+		// The head first: with --apps-root, the base takes from it the
+		// renders of the apps nothing changed for (pipeline.Reuse).
+		headRun := side(ctx, o, base, version, cwd, cwd, "working tree", nil)
+		reuse := reuseFor(ctx, o, headRun, top, wt.Rev, s.Err)
+		baseRun := side(ctx, o, base, version, filepath.Join(wt.Dir, rel), cwd, label, reuse)
 		done <- diff.Compare(baseRun, headRun, o.kubernetesVersion)
 	}()
 	var rep *diff.Report
@@ -139,6 +145,45 @@ func validateDiff(o *options, d *diffOptions) error {
 	return nil
 }
 
+// relativeInputs writes the inputs named by absolute paths relative to
+// the working directory, so that each side reads them at its own revision;
+// an input outside the repository has no revision (usage error).
+func relativeInputs(o *options, cwd, top string) error {
+	rel := func(flag string, p *string) error {
+		if !filepath.IsAbs(*p) {
+			return nil
+		}
+		abs := *p
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		in, err := filepath.Rel(top, abs)
+		if err != nil || !filepath.IsLocal(in) && in != "." {
+			return usageErr(flag, "%s is outside the git repository at %s: diff reads its inputs at two revisions of it", *p, top)
+		}
+		r, err := filepath.Rel(cwd, abs)
+		if err != nil {
+			return usageErr(flag, "%s: %v", *p, err)
+		}
+		*p = r
+		return nil
+	}
+	for _, in := range []struct {
+		flag  string
+		paths []string
+	}{{"-k", o.kustomizations}, {"-f", o.files}, {"--chart", o.charts}} {
+		for i := range in.paths {
+			if err := rel(in.flag, &in.paths[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if o.appsRoot != "" {
+		return rel("--apps-root", &o.appsRoot)
+	}
+	return nil
+}
+
 func absolute(p *string) error {
 	if *p == "" {
 		return nil
@@ -169,20 +214,40 @@ func where(ctx context.Context) (cwd, top string, err error) {
 // side runs the pipeline on the inputs from dir: the same relative paths
 // name the same inputs at both revisions, so the run changes into dir and
 // back to home. A directory the revision lacks is no verdict for that side.
-func side(ctx context.Context, o *options, base *config.Object, version, dir, home, label string) diff.Run {
+func side(ctx context.Context, o *options, base *config.Object, version, dir, home, label string, reuse *pipeline.Reuse) diff.Run {
 	run := diff.Run{Label: label}
 	if err := os.Chdir(dir); err != nil {
 		run.Err = fmt.Errorf("%s: the working directory does not exist at this revision: %w", label, err)
 		return run
 	}
 	defer os.Chdir(home)
-	res, err := pipeline.Run(ctx, o.inputs(nil), o.pipelineOptions(base, version, nil))
+	po := o.pipelineOptions(base, version, nil)
+	po.Reuse = reuse
+	res, err := pipeline.Run(ctx, o.inputs(nil), po)
 	if err != nil {
 		run.Err = fmt.Errorf("%s: %w", label, err)
 		return run
 	}
 	run.Result, run.Report = res, res.Report()
 	return run
+}
+
+// reuseFor is what the base run may take from the head's, with
+// --apps-root: the renders of the Application sources that neither their
+// Application nor a changed file can have changed (pipeline.NewReuse). It
+// is nil (everything is rendered again) without --apps-root, when the
+// head has no result, or when git cannot list the changed files (said on
+// w). Call it in the head's working directory.
+func reuseFor(ctx context.Context, o *options, head diff.Run, top, rev string, w io.Writer) *pipeline.Reuse {
+	if o.appsRoot == "" || head.Result == nil {
+		return nil
+	}
+	changed, err := diff.ChangedPaths(ctx, top, rev)
+	if err != nil {
+		fmt.Fprintf(w, "kubectl gate: INFO: every app is rendered again at the base: %v\n", err)
+		return nil
+	}
+	return pipeline.NewReuse(head.Result, changed)
 }
 
 // writeDiff prints the report in its format; markdown with --split writes

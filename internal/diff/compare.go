@@ -50,6 +50,9 @@ type Counts struct {
 	Changed   int `json:"objectsChanged"`
 	// UnchangedUnits counts the inputs and apps with no change at all.
 	UnchangedUnits int `json:"unchangedUnits"`
+	// NotRenderedAgain counts the apps whose base render was taken from
+	// the head's: neither their Application nor a file they read changed.
+	NotRenderedAgain int `json:"notRenderedAgain"`
 }
 
 // UnitChange is what changed in one input or app.
@@ -63,6 +66,9 @@ type UnitChange struct {
 	Unchanged []finding.Finding `json:"unchanged,omitempty"`
 	// Status is "" or why the side could not be compared ("not at base").
 	Status string `json:"status,omitempty"`
+	// NotRenderedAgain is set when the base's render of the app was taken
+	// from the head's (pipeline.Reuse): nothing it reads changed.
+	NotRenderedAgain bool `json:"notRenderedAgain,omitempty"`
 }
 
 // Empty reports whether nothing changed in the unit.
@@ -104,6 +110,8 @@ func Compare(base, head Run, kubernetesVersion string) *Report {
 			case b.Err != nil:
 				uc.Status = "no verdict at base: " + b.Err.Error()
 				uc.Objects = Objects(nil, u.Resources)
+			case base.Result.Reused(b):
+				uc.NotRenderedAgain = true
 			default:
 				uc.Objects = Objects(b.Resources, u.Resources)
 			}
@@ -160,6 +168,9 @@ func Compare(base, head Run, kubernetesVersion string) *Report {
 		}
 		if u.Empty() {
 			r.Counts.UnchangedUnits++
+		}
+		if u.NotRenderedAgain {
+			r.Counts.NotRenderedAgain++
 		}
 		r.Units = append(r.Units, *u)
 	}

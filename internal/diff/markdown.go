@@ -27,7 +27,11 @@ func (r *Report) Markdown(limit int, split bool) []string {
 		sections = append(sections, markdownUnit(u))
 	}
 	if len(same) > 0 {
-		sections = append(sections, fmt.Sprintf("<details><summary>%d unchanged input(s)/app(s)</summary>\n\n%s\n\n</details>\n", len(same), mdEscape(strings.Join(same, ", "))))
+		again := ""
+		if n := r.Counts.NotRenderedAgain; n > 0 {
+			again = fmt.Sprintf(" (%d not rendered again: neither their Application nor a file they read changed)", n)
+		}
+		sections = append(sections, fmt.Sprintf("<details><summary>%d unchanged input(s)/app(s)%s</summary>\n\n%s\n\n</details>\n", len(same), again, mdEscape(strings.Join(same, ", "))))
 	}
 	return pack(head, sections, limit, split)
 }

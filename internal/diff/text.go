@@ -17,8 +17,12 @@ var Formats = []string{"text", "json", "markdown", "html"}
 // Headline is the counts line every format starts with.
 func (r *Report) Headline() string {
 	c := r.Counts
-	return fmt.Sprintf("findings: %d new (%d error(s)), %d fixed, %d unchanged · objects: %d added, %d removed, %d changed · %d input(s)/app(s) unchanged",
+	line := fmt.Sprintf("findings: %d new (%d error(s)), %d fixed, %d unchanged · objects: %d added, %d removed, %d changed · %d input(s)/app(s) unchanged",
 		c.New, c.NewErrors, c.Fixed, c.Unchanged, c.Added, c.Removed, c.Changed, c.UnchangedUnits)
+	if c.NotRenderedAgain > 0 {
+		line += fmt.Sprintf(" (%d not rendered again: neither their Application nor a file they read changed)", c.NotRenderedAgain)
+	}
+	return line
 }
 
 // RendererLine names the renderers in one line.

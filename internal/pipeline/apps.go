@@ -197,7 +197,7 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 	done := 0
 	opts := a.s.renderOptions()
 	for _, u := range fresh {
-		if u.Err != nil {
+		if u.Err != nil || a.s.reuse(u) {
 			continue
 		}
 		g.Go(func() error {

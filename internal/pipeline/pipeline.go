@@ -78,6 +78,9 @@ type Options struct {
 	// Clock judges the expiry of Config's exceptions; nil is the system
 	// clock.
 	Clock waiver.Clock
+	// Reuse, when set, takes the renders that cannot have changed from a
+	// run at another revision (reuse.go: diff --base).
+	Reuse *Reuse
 }
 
 // RenderOptions are the kustomize render options.

@@ -1,0 +1,126 @@
+package plugin_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const diffRepo = "https://git.example.com/platform/deploy.git"
+
+func diffApp(name, path string) string {
+	return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ` + name + `, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: '` + diffRepo + `', targetRevision: main, path: ` + path + `}
+  destination: {server: 'https://kubernetes.default.svc', namespace: shop}
+`
+}
+
+// appsCommits: three Applications. At head, shop's overlay changes its
+// image (a new finding), cart's component stops adding a ConfigMap (a
+// kustomization that then contributes nothing to the render, so only the
+// walk of the kustomization tree knows cart read it), and blog, whose
+// finding an exception waives, is untouched.
+func appsCommits() []map[string]string {
+	overlay := func(app string) string {
+		return "resources: [../../base]\nnamePrefix: " + app + "-\ncomponents: [../../../components/common]\n"
+	}
+	base := map[string]string{
+		"apps/kustomization.yaml":               "resources: [shop.yaml, blog.yaml, cart.yaml]\n",
+		"apps/shop.yaml":                        diffApp("shop", "shop/overlays/prod"),
+		"apps/blog.yaml":                        diffApp("blog", "blog/overlays/prod"),
+		"apps/cart.yaml":                        diffApp("cart", "cart/overlays/prod"),
+		"components/common/kustomization.yaml":  "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [cm.yaml]\n",
+		"components/common/cm.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: common, namespace: shop}\ndata: {a: b}\n",
+		"shop/base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"shop/base/deploy.yaml":                 waiveDeployment("web", "ghcr.io/shop/web:1.4@"+pinnedDigest, ""),
+		"shop/overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+		"blog/base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"blog/base/deploy.yaml":                 waiveDeployment("blog", "ghcr.io/shop/blog:2.0", ""),
+		"blog/overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: blog-\n",
+		"cart/base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"cart/base/deploy.yaml":                 waiveDeployment("cart", "ghcr.io/shop/cart:1.0@"+pinnedDigest, ""),
+		"cart/overlays/prod/kustomization.yaml": overlay("cart"),
+	}
+	head := map[string]string{
+		"shop/overlays/prod/kustomization.yaml": "resources: [../../base]\npatches:\n- patch: |\n    {apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop}, spec: {template: {spec: {containers: [{name: web, image: 'ghcr.io/shop/web:1.5'}]}}}}\n",
+		"components/common/kustomization.yaml":  "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- target: {kind: Service}\n  patch: '[{\"op\": \"add\", \"path\": \"/metadata/labels/x\", \"value\": \"y\"}]'\n",
+	}
+	return []map[string]string{base, head}
+}
+
+// TestE2EDiffOnlyWhatChanged: with --apps-root, diff --base renders at the
+// base only the apps whose render can have changed; blog, which nothing
+// touched, is listed unchanged and not rendered again (in every format),
+// its exception still counts as used; shop's image change and cart's lost
+// ConfigMap (read through a component that contributes nothing at head)
+// are shown.
+func TestE2EDiffOnlyWhatChanged(t *testing.T) {
+	repo := commitRepo(t, appsCommits()...)
+	cfg := filepath.Join(t.TempDir(), "gate.yaml")
+	exc := `  exceptions:
+  - rules: [image-digest]
+    match: {kind: Deployment, namespace: shop, name: blog-blog}
+    reason: vendor publishes tags only (OPS-12)
+    owner: team-blog
+    expires: 2999-12-31
+`
+	if err := os.WriteFile(cfg, []byte(gateConfig(exc)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	args := []string{"diff", "--base", "HEAD~1", "-k", "apps", "--apps-root", ".", "--repo-url", diffRepo, "--config", cfg}
+	outputs := map[string]string{}
+	for _, format := range []string{"text", "json", "markdown", "html"} {
+		r := gateIn(t, repo, tmp, append(args, "-o", format)...)
+		if r.Code != 1 {
+			t.Fatalf("-o %s: exit %d, want 1 (shop's new image-digest)\n%s%s", format, r.Code, r.Stdout, r.Stderr)
+		}
+		outputs[format] = r.Stdout
+		noWorktreeLeft(t, repo, tmp)
+	}
+	text := outputs["text"]
+	for _, s := range []string{
+		"findings: 1 new (1 error(s)), 0 fixed, 1 unchanged",
+		"(1 not rendered again: neither their Application nor a file they read changed)",
+		`"ghcr.io/shop/web:1.4@` + pinnedDigest + `" → "ghcr.io/shop/web:1.5"`,
+		"- ConfigMap shop/cart-common",
+		"unchanged: -k apps; Application argocd/blog spec.source source blog/overlays/prod",
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text lacks %q:\n%s", s, text)
+		}
+	}
+	if strings.Contains(text, "exception-unused") {
+		t.Errorf("the exception of the app not rendered again counts as unused at the base:\n%s", text)
+	}
+	var doc struct {
+		Counts struct {
+			NotRenderedAgain int `json:"notRenderedAgain"`
+		}
+		Units []struct {
+			Input            string
+			NotRenderedAgain bool `json:"notRenderedAgain"`
+		}
+	}
+	if err := json.Unmarshal([]byte(outputs["json"]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	again := map[string]bool{}
+	for _, u := range doc.Units {
+		again[strings.Fields(u.Input)[1]] = u.NotRenderedAgain
+	}
+	if doc.Counts.NotRenderedAgain != 1 || !again["argocd/blog"] || again["argocd/shop"] || again["argocd/cart"] {
+		t.Errorf("json: want only blog not rendered again:\n%s", outputs["json"])
+	}
+	for _, f := range []string{"markdown", "html"} {
+		if !strings.Contains(outputs[f], "1 not rendered again") || !strings.Contains(outputs[f], "argocd/blog") {
+			t.Errorf("-o %s does not list blog as unchanged and not rendered again:\n%s", f, outputs[f])
+		}
+	}
+}
