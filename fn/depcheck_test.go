@@ -19,7 +19,9 @@ import (
 // tracing, and internal/policy (which hands the admission plugin its
 // in-memory informers) import them, and Kubernetes' feature list (read by
 // its validation of built-in kinds, internal/apivalidation) imports
-// client-go's feature-gate names; nothing else may reach client-go. The
+// client-go's feature-gate names, and its validation of webhook
+// configurations (internal/apivalidation/webhooks) client-go's JSONPath
+// parser; nothing else may reach client-go. The
 // API server's CEL environment reaches cobra through
 // k8s.io/component-base/cli/flag; no gate code imports cobra. cli-runtime,
 // kustomize's renderer, Helm and the plugin's and pipeline's packages stay
@@ -38,7 +40,7 @@ func TestFunctionBinaryIsLean(t *testing.T) {
 	// bring it in.
 	allowed := map[string][]string{
 		"github.com/spf13/cobra": {"k8s.io/component-base/cli/flag"},
-		"k8s.io/client-go":       {"k8s.io/apiserver/", "k8s.io/component-base/tracing", gate + "internal/policy", "k8s.io/kubernetes/pkg/features"},
+		"k8s.io/client-go":       {"k8s.io/apiserver/", "k8s.io/component-base/tracing", gate + "internal/policy", "k8s.io/kubernetes/pkg/features", "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, " ")

@@ -3,7 +3,10 @@ package plugin_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +71,32 @@ func TestE2ESchemaFindingsHaveLocations(t *testing.T) {
 				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestE2EWebhookConfigurationsValidated: the built kubectl-gate validates a
+// webhook configuration as the API server does (its main links
+// internal/apivalidation/webhooks), with the line of the field.
+func TestE2EWebhookConfigurationsValidated(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "webhook.yaml")
+	doc := `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: shop-defaults}
+webhooks:
+- name: defaults.shop.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  timeoutSeconds: 45
+  clientConfig: {service: {name: shop-defaults, namespace: shop, path: /mutate}, caBundle: ""}
+  rules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+`
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := gate(t, "", "check", "-f", file)
+	want := "[api-validation] MutatingWebhookConfiguration/shop-defaults webhooks[0].timeoutSeconds: Invalid value: 45: the timeout value must be between 1 and 30 seconds [" + file + ":8]"
+	if r.Code != 1 || !strings.Contains(r.Stdout, want) {
+		t.Errorf("exit %d, want 1 and %q\n%s%s", r.Code, want, r.Stdout, r.Stderr)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/kubectl-gate/kubectl-gate/fn"
+	// The API server's validation of webhook configurations (api-validation).
+	_ "github.com/kubectl-gate/kubectl-gate/internal/apivalidation/webhooks"
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 )
 

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/term"
 
+	// The API server's validation of webhook configurations (api-validation).
+	_ "github.com/kubectl-gate/kubectl-gate/internal/apivalidation/webhooks"
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 	"github.com/kubectl-gate/kubectl-gate/plugin"
 )

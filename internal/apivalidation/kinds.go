@@ -40,10 +40,11 @@ import (
 // validators holds, per kind, what its registry strategy's Validate runs
 // on create (k8s.io/kubernetes/pkg/registry/<group>/<kind>/strategy.go),
 // with the options it computes for a new object (no old object).
-// Left out: admissionregistration.k8s.io (webhook configurations and
-// admission policies), whose validation package links the API server's
-// admission plugin and a Kubernetes client, which the KRM function must not
-// carry; ValidatingAdmissionPolicies are compiled by the policy checks.
+// Webhook configurations are added by package webhooks (Register): their
+// validation package links the API server's admission library and a
+// Kubernetes client, which the rules must not import. Admission policies
+// are left out: ValidatingAdmissionPolicies are compiled by the policy
+// checks.
 var validators = map[schema.GroupKind]func(runtime.Object) field.ErrorList{
 	{Group: "", Kind: "Pod"}: func(o runtime.Object) field.ErrorList {
 		p := o.(*core.Pod)
@@ -234,4 +235,11 @@ func selectJobPods(j *batch.Job) {
 	if _, ok := j.Spec.Selector.MatchLabels[batch.ControllerUidLabel]; !ok {
 		j.Spec.Selector.MatchLabels[batch.ControllerUidLabel] = string(j.UID)
 	}
+}
+
+// Register adds the create validation of one kind, for a package that
+// cannot be imported here (webhooks). It is called from init functions
+// only, before any Validate.
+func Register(group, kind string, validate func(runtime.Object) field.ErrorList) {
+	validators[schema.GroupKind{Group: group, Kind: kind}] = validate
 }
