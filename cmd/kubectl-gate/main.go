@@ -39,6 +39,8 @@ func main() {
 	if filepath.Base(os.Args[0]) == "helm" { // kustomize --helm-command (README "Helm charts")
 		args = append([]string{"helm"}, args...)
 	}
+	stopProfiles := startProfiles()
 	code := plugin.Run(ctx, args, s, version)
+	stopProfiles()
 	os.Exit(code)
 }

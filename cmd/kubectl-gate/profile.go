@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// Profiling for development (make bench, issue 25): with
+// KUBECTL_GATE_CPUPROFILE set, the run writes a CPU profile to that file;
+// with KUBECTL_GATE_MEMPROFILE, a heap profile at the end of the run
+// (allocations included: go tool pprof -sample_index=alloc_space). Neither
+// changes the verdict; a profile that cannot be written is said on stderr.
+const (
+	envCPUProfile = "KUBECTL_GATE_CPUPROFILE"
+	envMemProfile = "KUBECTL_GATE_MEMPROFILE"
+)
+
+// startProfiles starts what the environment asks for and returns the
+// function that writes the profiles out.
+func startProfiles() (stop func()) {
+	var stops []func()
+	if path := os.Getenv(envCPUProfile); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the CPU profile: %v\n", envCPUProfile, err)
+		} else {
+			stops = append(stops, func() { pprof.StopCPUProfile(); _ = f.Close() })
+		}
+	}
+	if path := os.Getenv(envMemProfile); path != "" {
+		runtime.MemProfileRate = 64 * 1024
+		stops = append(stops, func() {
+			f, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the heap profile: %v\n", envMemProfile, err)
+			}
+		})
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
