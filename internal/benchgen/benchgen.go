@@ -21,6 +21,11 @@ type Options struct {
 	Registry string
 	// Pinned writes repo:tag@sha256:… instead of repo:tag.
 	Pinned bool
+	// Prefix starts every object's name ("app" when empty: app-00000).
+	Prefix string
+	// Namespace, when set, is every object's namespace (else team-00 to
+	// team-39).
+	Namespace string
 }
 
 var kinds = []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob", "Job", "Rollout", "Service", "ConfigMap"}
@@ -35,7 +40,7 @@ func Write(w io.Writer, o Options) error {
 			images[j] = o.image(img % max(o.Images, 1))
 			img++
 		}
-		if _, err := io.WriteString(w, object(kind, i, images)); err != nil {
+		if _, err := io.WriteString(w, o.object(kind, i, images)); err != nil {
 			return fmt.Errorf("writing object %d: %w", i, err)
 		}
 	}
@@ -60,9 +65,16 @@ func (o Options) Repositories() []string {
 	return out
 }
 
-func object(kind string, i int, img [3]string) string {
-	name := fmt.Sprintf("app-%05d", i)
-	ns := fmt.Sprintf("team-%02d", i%40)
+func (o Options) object(kind string, i int, img [3]string) string {
+	prefix := o.Prefix
+	if prefix == "" {
+		prefix = "app"
+	}
+	name := fmt.Sprintf("%s-%05d", prefix, i)
+	ns := o.Namespace
+	if ns == "" {
+		ns = fmt.Sprintf("team-%02d", i%40)
+	}
 	head := fmt.Sprintf("---\napiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n  namespace: %s\n  labels: {app: %s, tier: backend}\n", apiVersion(kind), kind, name, ns, name)
 	pod := fmt.Sprintf(`initContainers:
       - name: migrate
