@@ -21,7 +21,9 @@
 #
 # Knobs (environment): BENCH_RUNS (3), BENCH_JOBS (8), BENCH_DELAY (20ms),
 # BENCH_CRANE_SAMPLE (1000; 0 = the whole 4,000-reference loop), BENCH_CHECK_N
-# (10000; smaller only to try the script out),
+# (10000; smaller only to try the script out), BENCH_SPEED_N ("9020 36020":
+# the renders of the paired speed rows), BENCH_ESTATE_APPS ("500 2000") and
+# BENCH_ESTATE_OBJECTS (50): the --apps-root estate rows,
 # BENCH_SPLIT (1: also time the check with Rollouts rules off), BENCH_GO (1:
 # the Go benchmarks), BENCH_PIN (1: pin, verify, ApplicationSets),
 # BENCH_CMD_TIMEOUT (900 s per command), BENCH_KEEP (1: keep the work

@@ -7,6 +7,9 @@
 #      Median of BENCH_RUNS runs: wall, CPU, peak RSS.
 #   1b. schema (issue 11): the check (schema on, every rule) vs kubeconform
 #      -strict and kubectl-validate, all three on the same OpenAPI v3 and CRD.
+#   1d. speed (issue 25): check on 9,020 and 36,020 objects vs kubeconform
+#      parse-only and -strict, paired runs; an estate of 500 and 2,000
+#      Applications × 50 objects with --apps-root.
 #   1c. policy (issue 12): `check --policy` with examples/policies' require-
 #      pinned VAP vs `kyverno apply` with the same VAP, conftest (1), 10 and 50
 #      VAPs, and --kyverno-policy / --rego through the gate vs the tool alone.
@@ -317,6 +320,64 @@ elif [[ -n $SCHEMA_SRC ]]; then
 fi
 [[ -n $SCHEMA_SRC ]] && NOTES+=("schemas: all three read Kubernetes $K8S_SCHEMA_VERSION's OpenAPI v3 and $ROLLOUTS_CRDS/rollout-crd.yaml; kubeconform's made by its openapi2jsonschema.py (strict: additionalProperties false)")
 
+# ---- 1d. speed and memory (issue 25): the gate vs kubeconform, paired ------------
+# The same renders at SPEED_N objects (9,020 and 36,020: the issue's sizes),
+# pinned, run A B C A B C…: `check -f` (every rule, schema included),
+# kubeconform parse-only (-ignore-missing-schemas against an empty schema
+# directory: it reads and decodes every object, validates none) and
+# kubeconform -strict with 1b's schemas. Then an Argo CD estate (benchgen
+# -apps) of ESTATE_APPS Applications × ESTATE_OBJECTS objects, each its own
+# unit (--apps-root). Medians; CPU (user+sys) beside wall, since wall
+# times on a loaded machine say little.
+SPEED_N=${BENCH_SPEED_N:-9020 36020}
+ESTATE_APPS=${BENCH_ESTATE_APPS:-500 2000}
+ESTATE_OBJECTS=${BENCH_ESTATE_OBJECTS:-50}
+ESTATE_REPO=https://git.example.com/bench/estate.git # benchgen.EstateRepo
+# paired NAME:EXPECT:CMD… — one run of each, RUNS times over; P_WALL[NAME]
+# P_CPU[NAME] P_RSS[NAME] are the medians.
+declare -A P_WALL P_CPU P_RSS
+paired() {
+	local i spec name want
+	declare -A pw pc pr
+	for ((i = 1; i <= RUNS; i++)); do
+		for spec in "$@"; do
+			name=${spec%%|*}; spec=${spec#*|}; want=${spec%%|*}; spec=${spec#*|}
+			# shellcheck disable=SC2086 # the command is a word list
+			run_n 1 "$name" "$want" $spec
+			pw[$name]+="$M_WALL "; pc[$name]+="$M_CPU "; pr[$name]+="$M_RSS "
+		done
+	done
+	for name in "${!pw[@]}"; do
+		P_WALL[$name]=$(tr ' ' '\n' <<<"${pw[$name]}" | grep . | median)
+		P_CPU[$name]=$(tr ' ' '\n' <<<"${pc[$name]}" | grep . | median)
+		P_RSS[$name]=$(tr ' ' '\n' <<<"${pr[$name]}" | grep . | median)
+	done
+}
+mkdir -p "$W/empty-schemas"
+KC_PARSE="$KUBECONFORM -ignore-missing-schemas -summary -schema-location $W/empty-schemas/{{.ResourceKind}}.json"
+KC_STRICT="$KUBECONFORM -strict -summary -schema-location $W/schemas/{{.ResourceKind}}{{.KindSuffix}}.json"
+SPEED_OK=
+[[ -n $SCHEMA_SRC && -n $KUBECONFORM && -x $KUBECONFORM && -s $W/schemas/deployment-apps-v1.json ]] && SPEED_OK=1
+for n in $SPEED_N; do
+	log "1d. speed: $n objects, paired: gate check, kubeconform parse-only${SPEED_OK:+, kubeconform -strict}"
+	"$W/benchgen" -n "$n" -images "$IMAGES" -registry ghcr.io -pinned >"$W/speed-$n.yaml"
+	specs=("gate-$n|0|$GATE check --timeout ${LIMIT}s -f $W/speed-$n.yaml")
+	[[ -n $SPEED_OK ]] && specs+=("kcparse-$n|0|$KC_PARSE $W/speed-$n.yaml" "kcstrict-$n|0|$KC_STRICT $W/speed-$n.yaml")
+	paired "${specs[@]}"
+	row "gate check $n, pinned (paired)" "${P_WALL[gate-$n]}" "${P_CPU[gate-$n]}" "${P_RSS[gate-$n]} MB" - 0 "every rule, schema included"
+	if [[ -n $SPEED_OK ]]; then
+		row "kubeconform parse-only $n (paired)" "${P_WALL[kcparse-$n]}" "${P_CPU[kcparse-$n]}" "${P_RSS[kcparse-$n]} MB" - 0 "$(grep -oE 'Skipped: [0-9]+' "$W/kcparse-$n.out" || echo '?')"
+		row "kubeconform -strict $n (paired)" "${P_WALL[kcstrict-$n]}" "${P_CPU[kcstrict-$n]}" "${P_RSS[kcstrict-$n]} MB" - 0 "$(grep -oE 'Valid: [0-9]+' "$W/kcstrict-$n.out" || echo '?')"
+	fi
+done
+for a in $ESTATE_APPS; do
+	log "1d. estate: $a Applications × $ESTATE_OBJECTS objects (--apps-root)"
+	"$W/benchgen" -apps "$a" -n "$ESTATE_OBJECTS" -images "$IMAGES" -registry ghcr.io -pinned -estate "$W/estate-$a"
+	paired "estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO"
+	row "gate check estate $a apps × $ESTATE_OBJECTS objects" "${P_WALL[estate-$a]}" "${P_CPU[estate-$a]}" "${P_RSS[estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/estate-$a.out" | tail -n 1)s, one unit per app"
+	rm -rf "$W/estate-$a"
+done
+
 # ---- 1c. policy: a VAP through the gate vs kyverno and conftest --------------
 # (issue 12) examples/policies/vap/require-pinned.yaml on the same render,
 # tag (every workload denied) and digest (all pass) variants.
@@ -586,6 +647,38 @@ if [[ $PIN == 1 ]]; then
 else
 	NOTES+=("pin, verify and ApplicationSets not measured (BENCH_PIN=0)")
 fi
+
+# issue 25: the 9k and 36k renders against kubeconform, and the estate.
+speed_goals() {
+	local a b n
+	read -r a b _ <<<"$SPEED_N"
+	n=$(awk -v x="${P_WALL[gate-$a]:-}" 'BEGIN { print (x == "") ? 0 : 1 }')
+	if [[ $n == 1 && -n ${P_WALL[kcparse-$a]:-} ]]; then
+		goal "issue 25: gate check $a ≤ 0.8× kubeconform parse-only wall: $(ratio "${P_WALL[gate-$a]}" "${P_WALL[kcparse-$a]}") (CPU $(ratio "${P_CPU[gate-$a]}" "${P_CPU[kcparse-$a]}"))" \
+			"$(le "$(awk -v x="${P_WALL[gate-$a]}" -v y="${P_WALL[kcparse-$a]}" 'BEGIN { print x / y }')" 0.8)"
+		goal "issue 25: gate check $a ≤ 0.6× kubeconform -strict wall: $(ratio "${P_WALL[gate-$a]}" "${P_WALL[kcstrict-$a]}") (CPU $(ratio "${P_CPU[gate-$a]}" "${P_CPU[kcstrict-$a]}"))" \
+			"$(le "$(awk -v x="${P_WALL[gate-$a]}" -v y="${P_WALL[kcstrict-$a]}" 'BEGIN { print x / y }')" 0.6)"
+	else
+		goal "issue 25: gate check $a ≤ 0.8× kubeconform parse-only, ≤ 0.6× -strict" -
+	fi
+	if [[ $n == 1 ]]; then
+		goal "issue 25: gate check $a ≤ 250 MB: ${P_RSS[gate-$a]} MB" "$(le "${P_RSS[gate-$a]}" 250)"
+	fi
+	if [[ $n == 1 && -n $b && -n ${P_WALL[gate-$b]:-} ]]; then
+		goal "issue 25: gate check $b ≤ 4.6× the $a wall: $(ratio "${P_WALL[gate-$b]}" "${P_WALL[gate-$a]}") (CPU $(ratio "${P_CPU[gate-$b]}" "${P_CPU[gate-$a]}"))" \
+			"$(le "$(awk -v x="${P_WALL[gate-$b]}" -v y="${P_WALL[gate-$a]}" 'BEGIN { print x / y }')" 4.6)"
+		goal "issue 25: gate check $b ≤ 800 MB: ${P_RSS[gate-$b]} MB" "$(le "${P_RSS[gate-$b]}" 800)"
+	fi
+	if [[ -n ${P_RSS[estate-2000]:-} ]]; then
+		goal "issue 25: estate 2,000 apps ≤ 800 MB: ${P_RSS[estate-2000]} MB" "$(le "${P_RSS[estate-2000]}" 800)"
+		if [[ -n ${P_RSS[estate-500]:-} ]]; then
+			goal "issue 25: estate 2,000 apps ≤ 2× the 500-app peak: $(ratio "${P_RSS[estate-2000]}" "${P_RSS[estate-500]}")" "$(le "${P_RSS[estate-2000]}" $((2 * P_RSS[estate-500])))"
+			goal "issue 25: estate time linear (2,000 apps ≤ 4.6× 500): wall $(ratio "${P_WALL[estate-2000]}" "${P_WALL[estate-500]}"), CPU $(ratio "${P_CPU[estate-2000]}" "${P_CPU[estate-500]}")" \
+				"$(le "$(awk -v x="${P_WALL[estate-2000]}" -v y="${P_WALL[estate-500]}" 'BEGIN { print x / y }')" 4.6)"
+		fi
+	fi
+}
+speed_goals
 
 {
 	echo
