@@ -54,7 +54,7 @@ func TestE2EAppsExamples(t *testing.T) {
 	}
 	// The caller may take Applications out of scope; the report lists each.
 	r = runGate(t, root, "check", "-f", "examples/apps/", "--exclude-app", "checkout", "--exclude-app", "argocd/ledger", "--exclude-app", "shop-preview", "--exclude-app", "shop-prod")
-	if r.Code != 0 || strings.Count(r.Stdout, "INFO [argocd-source-not-rendered]") != 4 || !strings.Contains(r.Stdout, `excluded by spec.argocd.exclude "argocd/ledger"`) {
+	if r.Code != 0 || strings.Count(r.Stdout, "INFO [argocd-source-not-rendered]") != 4 || !strings.Contains(r.Stdout, `excluded by --exclude-app "argocd/ledger"`) {
 		t.Errorf("--exclude-app every Application: exit %d, want 0 and 4 exclusions listed:\n%s", r.Code, r.Stdout)
 	}
 	if r = runGate(t, root, "check", "-f", "examples/apps/", "--exclude-app", "checkout"); r.Code != 3 {

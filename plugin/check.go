@@ -50,6 +50,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err != nil {
 		return fail(s.Err, err)
 	}
+	if err := checkExclusions(o.excludeApps, res); err != nil {
+		return fail(s.Err, err)
+	}
 	total := res.Report()
 	var out bytes.Buffer
 	code := ExitPass

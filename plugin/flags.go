@@ -248,6 +248,7 @@ func (o *options) apply(s *config.Spec) error {
 	s.Schema.IgnoreMissing = append(s.Schema.IgnoreMissing, o.ignoreMissingSchema...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
 	s.ArgoCD.Exclude = append(s.ArgoCD.Exclude, o.excludeApps...)
+	s.ArgoCD.FromFlag = append(s.ArgoCD.FromFlag, o.excludeApps...)
 	for _, f := range o.imageFields {
 		kind, path, ok := strings.Cut(f, ":")
 		if !ok || kind == "" || path == "" {

@@ -178,6 +178,9 @@ type ArgoCD struct {
 	// gate's scope: argocd-source-not-rendered reports them as excluded
 	// instead of no verdict (--exclude-app).
 	Exclude []string `json:"exclude,omitempty"`
+	// FromFlag are the entries of Exclude that --exclude-app added: the
+	// report credits the flag for them. Never decoded from a file.
+	FromFlag []string `json:"-"`
 }
 
 // UsageError is a bad configuration: the plugin exits 2 for it.

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
@@ -63,6 +64,34 @@ type expander struct {
 	// repository is no verdict naming --repo-url.
 	assume  bool
 	assumed string
+	// exclude are the caller's exclusions (spec.argocd.exclude,
+	// --exclude-app): what they name is neither rendered nor fetched.
+	exclude []string
+}
+
+// excluded reports whether the caller took r out of scope.
+func (a *expander) excluded(r *yaml.RNode) bool {
+	for _, e := range a.exclude {
+		if rules.ExcludeMatches(e, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// exclusions are the trusted config's spec.argocd.exclude with the flags'
+// (--exclude-app) applied.
+func (s *session) exclusions() []string {
+	spec := *config.Default()
+	if s.o.Config != nil {
+		spec = s.o.Config.Spec
+	}
+	spec = cloneSpec(spec)
+	if s.o.Flags != nil {
+		// A bad flag is reported by the unit's check (spec).
+		_ = s.o.Flags(&spec)
+	}
+	return spec.ArgoCD.Exclude
 }
 
 // adopt, when the checkout names no repository yet, takes url as the
@@ -101,7 +130,7 @@ func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, &config.UsageError{Where: "--apps-root", Err: fmt.Errorf("%q is not a directory", root)}
 	}
-	a := &expander{s: s, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}}
+	a := &expander{s: s, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}, exclude: s.exclusions()}
 	a.assume = len(a.remotes) == 0
 	level := units
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
@@ -142,11 +171,20 @@ func (a *expander) plan(u *Unit) []*Unit {
 		if !argo.IsApplication(app) {
 			continue
 		}
+		// An excluded Application is not rendered: nothing of it is
+		// fetched or run (a remote base, a chart's remote dependency), and
+		// argocd-source-not-rendered lists it as excluded.
+		excluded := a.excluded(app)
 		for _, src := range argo.Sources(app) {
 			if !src.Manifests() {
 				continue
 			}
 			as := argo.AppSource{App: app, Index: src.Index, Path: src.Path}
+			if excluded {
+				as.Skipped = "excluded by the caller: not rendered"
+				u.apps = append(u.apps, as)
+				continue
+			}
 			if src.Chart == "" {
 				as.Assumed = a.adopt(src.RepoURL)
 			}

@@ -110,6 +110,8 @@ func cloneSpec(s config.Spec) config.Spec {
 	s.Images.InsecureRegistries = append([]string(nil), s.Images.InsecureRegistries...)
 	s.Schema.CRDs = append([]config.Entry(nil), s.Schema.CRDs...)
 	s.Policies = append([]config.Entry(nil), s.Policies...)
+	s.ArgoCD.Exclude = append([]string(nil), s.ArgoCD.Exclude...)
+	s.ArgoCD.FromFlag = append([]string(nil), s.ArgoCD.FromFlag...)
 	return s
 }
 

@@ -51,6 +51,11 @@ func (a *expander) generate(ctx context.Context, level []*Unit) []*Unit {
 			continue
 		}
 		for _, r := range u.Resources {
+			if a.excluded(r) {
+				// Taken out of scope by the caller: not generated, not
+				// fetched; the not-rendered rules list it.
+				continue
+			}
 			var g *Unit
 			switch {
 			case isApplicationSet(r):

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
@@ -172,10 +174,26 @@ func OnResources(edit func(resources []*yaml.RNode, cfg *config.Spec) ([]*yaml.R
 // names r ("name" or "namespace/name"), or "": the trusted caller took it
 // out of scope, and the report lists it.
 func Excluded(c *Context, r *yaml.RNode) string {
+	e, _ := ExcludedBy(c, r)
+	return e
+}
+
+// ExcludedBy is Excluded and what excluded it: "--exclude-app" when the
+// flag added the entry, else "spec.argocd.exclude".
+func ExcludedBy(c *Context, r *yaml.RNode) (entry, by string) {
 	for _, e := range c.Config.ArgoCD.Exclude {
-		if e == manifest.Name(r) || e == manifest.Namespace(r)+"/"+manifest.Name(r) {
-			return e
+		if ExcludeMatches(e, r) {
+			if slices.Contains(c.Config.ArgoCD.FromFlag, e) {
+				return e, "--exclude-app"
+			}
+			return e, "spec.argocd.exclude"
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// ExcludeMatches reports whether an exclusion entry ("name" or
+// "namespace/name") names r.
+func ExcludeMatches(e string, r *yaml.RNode) bool {
+	return e == manifest.Name(r) || e == manifest.Namespace(r)+"/"+manifest.Name(r)
 }

@@ -41,9 +41,9 @@ func checkSourceNotRendered(c *rules.Context) []finding.Finding {
 func findSourceNotRendered(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range c.Resources {
-		if (argo.Is(r, "ApplicationSet") || argo.IsApplication(r)) && rules.Excluded(c, r) != "" {
+		if entry, by := rules.ExcludedBy(c, r); (argo.Is(r, "ApplicationSet") || argo.IsApplication(r)) && entry != "" {
 			if fs := notSeen(c, r); len(fs) > 0 {
-				out = append(out, excludedFinding(r, rules.Excluded(c, r), len(fs)))
+				out = append(out, excludedFinding(r, entry, by, len(fs)))
 			}
 			continue
 		}
@@ -54,9 +54,9 @@ func findSourceNotRendered(c *rules.Context) []finding.Finding {
 
 // excludedFinding lists an exclusion in the report: info, never a pass in
 // disguise.
-func excludedFinding(r *yaml.RNode, entry string, n int) finding.Finding {
+func excludedFinding(r *yaml.RNode, entry, by string, n int) finding.Finding {
 	f := manifest.Finding("argocd-source-not-rendered", finding.SeverityInfo, r, "", nil,
-		"excluded by spec.argocd.exclude %q: %d source(s) not rendered and not checked, by the caller's decision", entry, n)
+		"excluded by %s %q: %d source(s) not rendered and not checked, by the caller's decision", by, entry, n)
 	return f
 }
 

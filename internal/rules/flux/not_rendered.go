@@ -38,9 +38,9 @@ func checkNotRendered(c *rules.Context) []finding.Finding {
 		if _, ok := argo.RendersOf(c.Apps, r)[-1]; ok {
 			continue
 		}
-		if e := rules.Excluded(c, r); e != "" {
+		if e, by := rules.ExcludedBy(c, r); e != "" {
 			out = append(out, manifest.Finding("flux-not-rendered", finding.SeverityInfo, r, "", nil,
-				"excluded by spec.argocd.exclude %q: not rendered and not checked, by the caller's decision", e))
+				"excluded by %s %q: not rendered and not checked, by the caller's decision", by, e))
 			continue
 		}
 		f := manifest.Finding("flux-not-rendered", finding.SeverityError, r, "spec", nil,
