@@ -2,11 +2,12 @@
 # (internal/schema/data, committed so builds stay offline). Included from the
 # top-level Makefile (`-include .ci/schemas.mk`).
 #
-# The four newest Kubernetes minors served, and the CRDs of the projects the
+# Every Kubernetes minor from 1.28 to the newest (managed offerings still run
+# 1.30–1.33), and the CRDs of the projects the
 # gate knows (Flux: the controllers that FLUX_VERSION in .ci/flux.mk ships);
 # every module comes from the Go module proxy (`go mod download`).
 
-SCHEMA_KUBERNETES_VERSIONS := v1.34.4,v1.35.4,v1.36.3,v1.37.2
+SCHEMA_KUBERNETES_VERSIONS := v1.28.15,v1.29.15,v1.30.14,v1.31.14,v1.32.13,v1.33.13,v1.34.4,v1.35.4,v1.36.3,v1.37.2
 SCHEMA_CRDS := github.com/argoproj/argo-rollouts@v1.10.2:manifests/crds,$\
 github.com/argoproj/argo-cd/v3@v3.6.1:manifests/crds,$\
 github.com/argoproj-labs/argocd-operator@v0.17.0:config/crd/bases:argoproj.io_argocds.yaml+argoproj.io_argocdexports.yaml+argoproj.io_notificationsconfigurations.yaml+argoproj.io_namespacemanagements.yaml,$\

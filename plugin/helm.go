@@ -23,7 +23,7 @@ func addHelmFlags(fs *pflag.FlagSet, o *options) {
 	fs.StringArrayVar(&h.SetFile, "set-file", nil, "with --chart: set a value from a file, path=FILE (repeatable)")
 	fs.StringVar(&h.Release, "release", "", "with --chart: the release name (default "+pipeline.DefaultReleaseName+")")
 	fs.StringVarP(&h.Namespace, "namespace", "n", "", "with --chart: the release namespace (default \"default\")")
-	fs.StringVar(&h.KubeVersion, "kube-version", "", "with --chart: Capabilities.KubeVersion (default "+pipeline.DefaultKubeVersion+")")
+	fs.StringVar(&h.KubeVersion, "kube-version", "", "with --chart: Capabilities.KubeVersion (default: --kubernetes-version, else "+pipeline.DefaultKubeVersion+")")
 	fs.StringArrayVar(&h.APIVersions, "api-versions", nil, "with --chart: add an API version to Capabilities.APIVersions (repeatable)")
 	fs.BoolVar(&h.SkipCRDs, "skip-crds", false, "with --chart: leave out the chart's crds/ (included by default, as Argo CD does)")
 	fs.BoolVar(&h.SkipTests, "skip-tests", false, "with --chart: leave out test hooks")

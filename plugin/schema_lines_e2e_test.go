@@ -100,3 +100,56 @@ webhooks:
 		t.Errorf("exit %d, want 1 and %q\n%s%s", r.Code, want, r.Stdout, r.Stderr)
 	}
 }
+
+// TestE2EKubernetesVersions: every minor from 1.28 to 1.37 is embedded; an
+// unknown one is a usage error naming the range; a chart is rendered for
+// the version it is checked against unless --kube-version says otherwise.
+func TestE2EKubernetesVersions(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "chart")
+	if err := os.MkdirAll(filepath.Join(chart, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: versions\nversion: 0.1.0\n",
+		// Before 1.30 the chart writes a label value the API server
+		// refuses: only a render for 1.29 fails.
+		"templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: versions
+  namespace: default
+  labels:
+    rendered-for: {{ if semverCompare "<1.30-0" .Capabilities.KubeVersion.Version }}"old cluster"{{ else }}current{{ end }}
+data: {kube: {{ .Capabilities.KubeVersion.Version | quote }}}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(chart, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--kubernetes-version", "1.29"}, 1, `metadata.labels: Invalid value: "old cluster"`},
+		{[]string{"--kubernetes-version", "1.29", "--kube-version", "v1.31.0"}, 0, "PASS"},
+		{[]string{"--kubernetes-version", "1.28"}, 1, `metadata.labels: Invalid value: "old cluster"`},
+		{nil, 0, "PASS"},
+		{[]string{"--kubernetes-version", "1.27"}, 2, "supported: 1.28 to 1.37"},
+	} {
+		r := gate(t, "", append([]string{"check", "--chart", chart}, tc.args...)...)
+		if r.Code != tc.code || !strings.Contains(r.Stdout+r.Stderr, tc.says) {
+			t.Errorf("%v: exit %d, want %d and %q\n%s%s", tc.args, r.Code, tc.code, tc.says, r.Stdout, r.Stderr)
+		}
+	}
+	for minor := 28; minor <= 37; minor++ {
+		v := fmt.Sprintf("1.%d", minor)
+		r := gate(t, "", "check", "-f", "examples/base/web.yaml", "--kubernetes-version", v)
+		if r.Code != 0 && r.Code != 1 {
+			t.Errorf("--kubernetes-version %s: exit %d\n%s%s", v, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}

@@ -281,7 +281,7 @@ func (s *Spec) Validate() error {
 	if v := s.Schema.KubernetesVersion; v != "" && !slices.ContainsFunc(schema.Versions(), func(e string) bool {
 		return e == strings.TrimPrefix(v, "v") || strings.HasPrefix(strings.TrimPrefix(v, "v"), e+".")
 	}) {
-		errs = append(errs, fmt.Errorf("spec.schema.kubernetesVersion: %q is not embedded (have %s)", v, strings.Join(schema.Versions(), ", ")))
+		errs = append(errs, fmt.Errorf("spec.schema.kubernetesVersion: %q is not a supported Kubernetes minor (supported: %s)", v, schema.SupportedRange()))
 	}
 	for i, gk := range s.Schema.IgnoreMissing {
 		if gk == "" || strings.Count(gk, "/") > 1 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/helm"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
@@ -54,13 +55,38 @@ func (h *HelmOptions) chartOptions() helm.Options {
 	}
 }
 
+// chartOptions are the helm options of a --chart unit: without
+// --kube-version, Capabilities.KubeVersion is the Kubernetes version the
+// schemas are checked against (--kubernetes-version, schema.kubernetesVersion),
+// so a chart is rendered for the cluster it is validated for.
+func (s *session) chartOptions(u *Unit) helm.Options {
+	o := s.o.Helm.chartOptions()
+	if o.KubeVersion != "" {
+		return o
+	}
+	if spec, err := s.spec(u); err == nil && spec.Schema.KubernetesVersion != "" {
+		o.KubeVersion = capabilitiesVersion(spec.Schema.KubernetesVersion)
+	}
+	return o
+}
+
+// capabilitiesVersion is a Kubernetes version as Capabilities.KubeVersion:
+// "1.34" → "v1.34.0", "1.34.2" → "v1.34.2".
+func capabilitiesVersion(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	if strings.Count(v, ".") == 1 {
+		v += ".0"
+	}
+	return "v" + v
+}
+
 // chartUnits renders every --chart directory.
 func (s *session) chartUnits(ctx context.Context) []*Unit {
 	var units []*Unit
 	for _, dir := range s.in.Charts {
 		u := &Unit{Source: &Chart{Dir: dir}}
 		end := stop.Doing(ctx, "rendering Helm chart "+dir)
-		res, err := render.Chart(ctx, dir, s.o.Helm.chartOptions())
+		res, err := render.Chart(ctx, dir, s.chartOptions(u))
 		end()
 		if err != nil {
 			u.Err = fmt.Errorf("rendering Helm chart %s: %w", dir, err)

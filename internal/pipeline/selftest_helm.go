@@ -35,7 +35,7 @@ func (s *session) helmMutant(ctx context.Context, u *Unit, opts gate.Options, de
 	)
 	switch {
 	case isChart(u.Source):
-		dir, o := u.Source.(*Chart).Dir, s.o.Helm.chartOptions()
+		dir, o := u.Source.(*Chart).Dir, s.chartOptions(u)
 		var err error
 		if candidates, err = helm.FalseBools(dir, o); err != nil {
 			return row, true, err

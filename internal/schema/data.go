@@ -60,7 +60,7 @@ func readZstd(name string) ([]byte, error) {
 	return out, nil
 }
 
-// Versions lists the embedded Kubernetes minors, oldest first ("1.34", …).
+// Versions lists the embedded Kubernetes minors, oldest first ("1.28", …).
 func Versions() []string {
 	entries, _ := data.ReadDir("data")
 	var out []string
@@ -103,7 +103,16 @@ func resolveVersion(want string) (string, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("kubernetes version %q: not embedded (have %s)", want, strings.Join(versions, ", "))
+	return "", fmt.Errorf("kubernetes version %q: not a supported minor (supported: %s)", want, SupportedRange())
+}
+
+// SupportedRange names the embedded minors for messages: "1.28 to 1.37".
+func SupportedRange() string {
+	versions := Versions()
+	if len(versions) == 0 {
+		return "none"
+	}
+	return versions[0] + " to " + versions[len(versions)-1]
 }
 
 func loadKube(version string) (*kubeData, error) {
