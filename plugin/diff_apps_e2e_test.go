@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 const diffRepo = "https://git.example.com/platform/deploy.git"
@@ -121,6 +123,38 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 	for _, f := range []string{"markdown", "html"} {
 		if !strings.Contains(outputs[f], "1 not rendered again") || !strings.Contains(outputs[f], "argocd/blog") {
 			t.Errorf("-o %s does not list blog as unchanged and not rendered again:\n%s", f, outputs[f])
+		}
+	}
+}
+
+// TestE2ESelftestWaivedMutant: an exception that waives the rule a mutant
+// must trip, on the object the mutant changes, makes selftest fail naming
+// the exception (the gate would let that change through); an exception
+// for another rule on the same object does not.
+func TestE2ESelftestWaivedMutant(t *testing.T) {
+	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"app/kustomization.yaml": "resources: [web.yaml]\n",
+		"app/web.yaml":           waiveDeployment("web", "ghcr.io/shop/web:1.4@"+pinnedDigest, ""),
+	})
+	for _, c := range []struct {
+		rule string
+		code int
+	}{{"image-digest", 1}, {"image-registry", 0}} {
+		cfg := filepath.Join(dir, c.rule+".yaml")
+		mustWrite(t, cfg, gateConfig(`  exceptions:
+  - rules: [`+c.rule+`]
+    match: {kind: Deployment, namespace: shop, name: web}
+    reason: vendor publishes tags only (OPS-12)
+    owner: team-shop
+    expires: 2999-12-31
+`))
+		r := testutil.Run(t, dir, "", nil, testutil.Bin(t, "kubectl-gate"), "selftest", "-k", "app", "--config", cfg)
+		if r.Code != c.code {
+			t.Errorf("exception for %s: exit %d, want %d\n%s%s", c.rule, r.Code, c.code, r.Stdout, r.Stderr)
+		}
+		waived := strings.Contains(r.Stderr, "spec.exceptions[0] (owner team-shop, expires 2999-12-31, reason: vendor publishes tags only (OPS-12)) waives it: while that waiver stands, rule image-digest cannot stop a change to this object")
+		if waived != (c.code == 1) || strings.Contains(r.Stdout, "image-digest") && c.code == 1 && !strings.Contains(r.Stdout, "WAIVED") {
+			t.Errorf("exception for %s: waived message %t\n%s%s", c.rule, waived, r.Stdout, r.Stderr)
 		}
 	}
 }

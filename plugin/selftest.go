@@ -102,10 +102,15 @@ func summarize(w io.Writer, inputs []*pipeline.SelftestInput) int {
 			code = max(code, ExitViolation)
 		}
 		for _, row := range in.Mutants {
-			if row.Got == "fail" || row.Got == "warn" || row.Got == "pass" {
+			if row.Got == "fail" || row.Got == "warn" || row.Got == "pass" || row.Got == "waived" {
 				tried++
 			}
-			if !row.Caught() {
+			switch {
+			case row.Got == "waived":
+				fmt.Fprintf(w, "selftest: FAILED — the gate let a mutant through on %s: rule %s, mutation %q fired, and %s waives it: while that waiver stands, rule %s cannot stop a change to this object\n",
+					in.Input, row.Rule, row.Mutant, row.WaivedBy, row.Rule)
+				code = max(code, ExitViolation)
+			case !row.Caught():
 				fmt.Fprintf(w, "selftest: FAILED — the gate let a mutant through on %s: rule %s, mutation %q got %s (rules fired: %s)\n",
 					in.Input, row.Rule, row.Mutant, strings.ToUpper(row.Got), firedOrNone(row.Fired))
 				code = max(code, ExitViolation)

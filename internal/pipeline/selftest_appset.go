@@ -3,12 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/appset"
-	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/selftest"
 )
@@ -23,7 +21,7 @@ const elsewhere = "gate-selftest-elsewhere"
 // generates, naming the element. The sources' renders are reused: the
 // mutant is only tried on an element whose change leaves every source as
 // it was.
-func (g *ApplicationSet) mutants(ctx context.Context, s *session, u *Unit, opts gate.Options, _ gate.Deps, _ bool) ([]selftest.Row, error) {
+func (g *ApplicationSet) mutants(ctx context.Context, s *session, u *Unit, opts gate.Options, _ gate.Deps, failOnWarning bool) ([]selftest.Row, error) {
 	row := selftest.Row{Rule: "argocd-destination-namespace", Mutant: "an ApplicationSet list element with a wrong namespace", Got: "n/a"}
 	apps, el, ok := mutateElement(g.set, u.Resources, appset.Options{Root: s.in.AppsRoot})
 	if !ok {
@@ -34,15 +32,7 @@ func (g *ApplicationSet) mutants(ctx context.Context, s *session, u *Unit, opts 
 	if err != nil {
 		return nil, fmt.Errorf("running the ApplicationSet mutant: %w", err)
 	}
-	row.Got = "pass"
-	for _, f := range rep.Findings {
-		if !slices.Contains(row.Fired, f.Rule) {
-			row.Fired = append(row.Fired, f.Rule)
-		}
-		if f.Rule == row.Rule && f.Severity == finding.SeverityError {
-			row.Got = "fail"
-		}
-	}
+	selftest.Judge(&row, rep.Findings, failOnWarning)
 	return []selftest.Row{row}, nil
 }
 

@@ -3,6 +3,7 @@ package selftest
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -28,12 +29,18 @@ type Row struct {
 	Rule   string `json:"rule"`
 	Mutant string `json:"mutant"`
 	// Got is "fail" (the gate stopped it), "warn" (the rule only warned, so
-	// the deploy would go on), "pass" (nothing fired), "n/a" (the render
-	// holds nothing to mutate for this rule) or "off" (the configuration
-	// turns the rule off, so it was not tried).
+	// the deploy would go on), "waived" (the rule fired, but an exception
+	// or waiver annotation waives it on this object, so the deploy would go
+	// on), "pass" (nothing fired), "n/a" (the render holds nothing to
+	// mutate for this rule) or "off" (the configuration turns the rule off,
+	// so it was not tried).
 	Got string `json:"got"`
 	// Fired lists the rules that fired on the mutant.
 	Fired []string `json:"fired,omitempty"`
+	// WaivedBy, with Got "waived", names the waiver that makes the rule
+	// unable to stop the mutated object: its source, owner, expiry and
+	// reason.
+	WaivedBy string `json:"waivedBy,omitempty"`
 }
 
 // Caught reports whether the gate stopped the mutant, or it was not tried
@@ -138,22 +145,38 @@ func runMutant(ctx context.Context, m Mutant, resources []*yaml.RNode, opts gate
 	if err != nil {
 		return row, fmt.Errorf("running mutant %q: %w", m.Name, err)
 	}
-	row.Got = "pass"
-	seen := map[string]bool{}
-	for _, f := range rep.Findings {
-		if !seen[f.Rule] {
-			seen[f.Rule] = true
+	Judge(&row, rep.Findings, failOnWarning)
+	return row, nil
+}
+
+// Judge sets a mutant's row from the findings the gate made on it: Fired,
+// and Got "fail" when a finding of the row's rule stops the deploy, else
+// "waived" when one would but a waiver lets it through (WaivedBy names
+// it), else "warn" or "pass".
+func Judge(row *Row, fs []finding.Finding, failOnWarning bool) {
+	row.Got, row.WaivedBy = "pass", ""
+	for _, f := range fs {
+		if !slices.Contains(row.Fired, f.Rule) {
 			row.Fired = append(row.Fired, f.Rule)
 		}
+		stops := f.Severity == finding.SeverityError || f.Severity == finding.SeverityWarning && failOnWarning
 		switch {
-		case f.Rule != m.Rule:
-		case f.Severity == finding.SeverityError, f.Severity == finding.SeverityWarning && failOnWarning:
-			row.Got = "fail"
+		case f.Rule != row.Rule:
+		case stops && f.Suppressed != nil:
+			if row.Got != "fail" {
+				row.Got, row.WaivedBy = "waived", waivedBy(f.Suppressed)
+			}
+		case stops:
+			row.Got, row.WaivedBy = "fail", ""
 		case f.Severity == finding.SeverityWarning && row.Got == "pass":
 			row.Got = "warn"
 		}
 	}
-	return row, nil
+}
+
+// waivedBy names a waiver in a row.
+func waivedBy(s *finding.Suppression) string {
+	return fmt.Sprintf("%s (owner %s, expires %s, reason: %s)", s.Source, s.Owner, s.Expires, s.Reason)
 }
 
 // All returns every mutant of every rule, in rule order.
