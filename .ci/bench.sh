@@ -218,6 +218,14 @@ run gate-check-pinned 0 "$GATE" check -f "$W/render-pinned.yaml"
 G2=("$M_WALL" "$M_CPU" "$M_RSS")
 row "gate check $NK, pinned" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "pass"
 
+# What the API server's hand-written validation of built-in kinds costs
+# (issue 23): the same check with the api-validation stage off (the rule
+# off skips the stage). Goal: it adds at most 15%.
+log "1. kubectl-gate check -f (pinned), api-validation off"
+run gate-check-noapival 0 "$GATE" check -f "$W/render-pinned.yaml" --rule api-validation=off
+GAV=("$M_WALL" "$M_CPU" "$M_RSS")
+row "  same, api-validation off" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "with it: $(ratio "${G2[0]}" "$M_WALL") wall, $(ratio "${G2[2]}" "$M_RSS") memory"
+
 log "1. conftest test (pinned: passes)"
 run conftest-pinned 0 "$CONFTEST" test --no-color --policy .ci/bench/policy "$W/render-pinned.yaml"
 C2=("$M_WALL" "$M_CPU" "$M_RSS")
@@ -608,6 +616,7 @@ fi
 goal "founding: gate check $NK < 1 s wall, schema stage included: $(fmt_s "${G1[0]}") unpinned, $(fmt_s "${G2[0]}") pinned (CPU $(fmt_s "${G1[1]}"), $(fmt_s "${G2[1]}"))" "$(both "$(lt "${G1[0]}" 1)" "$(lt "${G2[0]}" 1)")"
 goal "founding: gate check $NK < 300 MB, schema stage included: ${G1[2]} MB unpinned, ${G2[2]} MB pinned" "$(both "$(lt "${G1[2]}" 300)" "$(lt "${G2[2]}" 300)")"
 # issue 11: schema on (the default) and every other rule.
+goal "issue 23: api-validation adds ≤ 15% to gate check $NK pinned: $(fmt_s "${G2[0]}") with, $(fmt_s "${GAV[0]}") without ($(ratio "${G2[0]}" "${GAV[0]}"))" "$(le "$(awk -v a="${G2[0]}" -v b="${GAV[0]}" 'BEGIN { print a / b }')" 1.15)"
 goal "issue 11: gate check $NK with schema < 1.5 s wall: $(fmt_s "${G1[0]}") unpinned, $(fmt_s "${G2[0]}") pinned" "$(both "$(lt "${G1[0]}" 1.5)" "$(lt "${G2[0]}" 1.5)")"
 goal "issue 11: gate check $NK with schema < 400 MB: ${G1[2]} MB unpinned, ${G2[2]} MB pinned" "$(both "$(lt "${G1[2]}" 400)" "$(lt "${G2[2]}" 400)")"
 if have K; then

@@ -23,8 +23,9 @@
 // RuleAPIValidation: what the published OpenAPI does not carry (enum values
 // such as imagePullPolicy, port ranges, selectors that miss their template).
 //
-// Known gaps against a real API server: webhook configurations get no
-// hand-written validation (see internal/apivalidation); recursive built-in
+// Known gaps against a real API server: webhook configurations get their
+// hand-written validation only where internal/apivalidation/webhooks is
+// linked (both binaries import it); recursive built-in
 // schemas (a CRD's own openAPIV3Schema) are checked for unknown fields to
 // one level of recursion only.
 package schema

@@ -44,6 +44,9 @@ type Options struct {
 	// IgnoreMissing lists "group/Kind" (core kinds as "Kind") whose missing
 	// schema is allowed; their objects are not validated.
 	IgnoreMissing []string
+	// SkipAPIValidation leaves out the API server's hand-written validation
+	// of built-in kinds (RuleAPIValidation): the api-validation rule is off.
+	SkipAPIValidation bool
 }
 
 // Result is one problem with one object.
@@ -81,6 +84,8 @@ type Validator struct {
 	ignore    map[string]bool
 	// ignoreGlobs are IgnoreMissing entries with a glob (ignored).
 	ignoreGlobs []string
+	// noAPIValidation is Options.SkipAPIValidation.
+	noAPIValidation bool
 
 	mu       sync.Mutex
 	compiled map[string]*compiled // key "apiVersion/Kind" plus source
@@ -109,6 +114,8 @@ func New(opts Options) (*Validator, error) {
 		crdRaw:    map[string]rawCRD{},
 		ignore:    map[string]bool{},
 		compiled:  map[string]*compiled{},
+
+		noAPIValidation: opts.SkipAPIValidation,
 	}
 	for _, gk := range opts.IgnoreMissing {
 		gk = strings.TrimPrefix(gk, "/")

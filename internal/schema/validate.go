@@ -53,7 +53,7 @@ func (v *Validator) validateOne(ctx context.Context, index int, obj map[string]a
 	}
 	errs := c.check(ctx, obj)
 	out = append(out, fieldResults(base, RuleSchema, errs)...)
-	if len(errs) == 0 && !c.custom {
+	if len(errs) == 0 && !c.custom && !v.noAPIValidation {
 		out = append(out, apiValidation(base, obj)...)
 	}
 	return out

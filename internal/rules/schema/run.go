@@ -21,6 +21,9 @@ func validate(c *rules.Context) outcome {
 			KubernetesVersion: c.Config.Schema.KubernetesVersion,
 			CRDs:              c.CRDs,
 			IgnoreMissing:     c.Config.Schema.IgnoreMissing,
+			// Off, the hand-written validation is not run at all (the
+			// rules share this pass; its results would be dropped).
+			SkipAPIValidation: c.Config.Rules[engine.RuleAPIValidation] == finding.Off,
 		})
 		if err != nil {
 			return outcome{err: err}
