@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/policy"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/resolve"
+	"github.com/kubectl-gate/kubectl-gate/internal/schema"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 	"github.com/kubectl-gate/kubectl-gate/internal/waiver"
 )
@@ -168,6 +169,11 @@ func inlineCRDs(s *config.Spec) ([]*yaml.RNode, error) {
 	crds, err := s.Schema.InlineCRDs()
 	if err != nil {
 		return nil, fmt.Errorf("functionConfig %w", err)
+	}
+	for _, n := range crds {
+		if err := schema.CheckCRD(n); err != nil {
+			return nil, fmt.Errorf("functionConfig spec.schema.crds: %w", err)
+		}
 	}
 	return crds, nil
 }

@@ -135,6 +135,11 @@ func crdsFor(spec *config.Spec) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, &config.UsageError{Where: "schema.crds", Err: err}
 	}
+	for _, n := range inline {
+		if err := schema.CheckCRD(n); err != nil {
+			return nil, &config.UsageError{Where: "schema.crds", Err: err}
+		}
+	}
 	paths := config.Paths(spec.Schema.CRDs)
 	if len(paths) == 0 {
 		return inline, nil

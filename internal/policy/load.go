@@ -150,6 +150,9 @@ func (s *Set) add(u *unstructured.Unstructured) (other bool, err error) {
 		defaultBinding(b)
 		s.Bindings = append(s.Bindings, b)
 	case u.GetAPIVersion() == apiextensionsGV && gvk.Kind == kindCRD:
+		if err := checkCRD(u); err != nil {
+			return false, err
+		}
 		s.CRDs = append(s.CRDs, u)
 	default:
 		return true, nil

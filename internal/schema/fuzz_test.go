@@ -15,6 +15,10 @@ func FuzzValidate(f *testing.F) {
 	f.Add(deployment)
 	f.Add(certCRDAndCert + "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: small, min: 3, max: 2}\n")
 	f.Add("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: [x]}\ndata: {a: &x 1, b: *x, <<: {c: d}}\n")
+	// Admission objects the API server compiles on create (crdcheck_test.go).
+	f.Add(brokenRuleCRD())
+	f.Add(overBudgetCRD())
+	f.Add("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  failurePolicy: Ignore\n  matchConstraints: {resourceRules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}\n  validations: [{expression: 'object.spec.containers.all(c, '}]\n")
 	v, err := New(Options{})
 	if err != nil {
 		f.Fatal(err)

@@ -229,7 +229,8 @@ func (v *Validator) crd(gk string) (*crdKind, error) {
 }
 
 // LoadCRDFiles reads every CustomResourceDefinition in the given YAML files
-// and directories (recursively, *.yaml, *.yml and *.json).
+// and directories (recursively, *.yaml, *.yml and *.json). A CRD the API
+// server would refuse to create (CheckCRD) is an error naming its file.
 func LoadCRDFiles(paths []string) ([]*yaml.RNode, error) {
 	var out []*yaml.RNode
 	for _, p := range paths {
@@ -253,6 +254,9 @@ func LoadCRDFiles(paths []string) ([]*yaml.RNode, error) {
 			}
 			for _, n := range nodes {
 				if n.GetKind() == "CustomResourceDefinition" {
+					if err := CheckCRD(n); err != nil {
+						return fmt.Errorf("%s: %w", file, err)
+					}
 					out = append(out, n)
 				}
 			}

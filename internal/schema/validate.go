@@ -77,10 +77,15 @@ func fieldResults(base Result, rule string, errs field.ErrorList) []Result {
 }
 
 // apiValidation is the API server's next step for a built-in object that
-// passed the schema: its kind's hand-written validation (apivalidation).
+// passed the schema: its kind's hand-written validation (apivalidation;
+// for a CustomResourceDefinition, the apiextensions server's, which
+// compiles its CEL rules and checks their cost).
 // A decoding error there (a quantity like "1Gb") is the whole object's.
 func apiValidation(base Result, obj map[string]any) []Result {
 	verdict, ok := apivalidation.Validate(obj)
+	if !ok {
+		verdict, ok = apivalidation.ValidateCRD(obj)
+	}
 	if !ok || verdict == nil {
 		return nil
 	}

@@ -1,6 +1,6 @@
 // Package webhooks adds ValidatingWebhookConfiguration and
-// MutatingWebhookConfiguration to the kinds package apivalidation
-// validates, with the API server's own validation of them
+// MutatingWebhookConfiguration, and ValidatingAdmissionPolicy and its
+// binding (policies.go), to the kinds package apivalidation validates, with the API server's own validation of them
 // (k8s.io/kubernetes/pkg/apis/admissionregistration/validation, as the
 // registry strategies of kube-apiserver v1.37.2 run it on create).
 //
