@@ -68,6 +68,7 @@ func genLifecycle(out string) error {
 		}
 		all[gv][gvk.Kind] = lc
 	}
+	addRemovedKinds(all)
 	body, err := marshal(all)
 	if err != nil {
 		return err

@@ -38,7 +38,15 @@ func main() {
 	out := flag.String("out", "internal/schema/data", "output directory")
 	kube := flag.String("kubernetes", "", "comma-separated k8s.io/kubernetes versions")
 	crds := flag.String("crds", "", "comma-separated MODULE@VERSION:DIR holding CRD YAML")
+	lifecycleOnly := flag.Bool("lifecycle", false, "write only lifecycle.json (no download)")
 	flag.Parse()
+	if *lifecycleOnly {
+		if err := genLifecycle(*out); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*out, split(*kube), split(*crds)); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
