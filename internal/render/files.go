@@ -139,6 +139,14 @@ func kustomizationInput(file, dir string) error {
 
 // manifestFiles lists the manifest files of a directory, sorted. With
 // roots, a nested kustomization root is listed there instead of refused.
+//
+// It reads at least what kubectl apply -f DIR [-R] applies
+// (k8s.io/cli-runtime's ExpandPathsToFileVisitors): every file named
+// *.yaml, *.yml or *.json directly in DIR, and with -R in every directory
+// below it. Names starting with a dot are no exception, files or
+// directories (.hidden.yaml, .dot/pod.yaml): kubectl applies them, so the
+// gate judges them. Extensions are matched case-insensitively, which reads
+// a .YAML file kubectl would skip: more judged, never less.
 func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -146,7 +154,7 @@ func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error
 			return err
 		}
 		if d.IsDir() {
-			if p != dir && (!recursive || strings.HasPrefix(d.Name(), ".")) {
+			if p != dir && !recursive {
 				return filepath.SkipDir
 			}
 			// A kustomization root holds patch fragments and transformer
