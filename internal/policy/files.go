@@ -35,7 +35,7 @@ func LoadAll(paths []string, more ...Source) (*Set, error) {
 		}
 		docs, err := kio.FromBytes(b)
 		if err != nil {
-			return nil, &ConfigError{Source: f, Err: fmt.Errorf("parse YAML: %w", err)}
+			return nil, &ConfigError{Source: f, Err: fmt.Errorf("parse YAML: %w", contentFreeYAMLError(err))}
 		}
 		if len(docs) == 0 {
 			return nil, &ConfigError{Source: f, Err: fmt.Errorf("no policy in the file")}

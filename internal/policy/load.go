@@ -206,14 +206,18 @@ func toUnstructured(doc *yaml.RNode) (*unstructured.Unstructured, error) {
 }
 
 // roundTrip is toUnstructured by way of JSON, as kubectl sends an object.
+// Its errors never quote the document (yamlerr.go).
 func roundTrip(doc *yaml.RNode) (*unstructured.Unstructured, error) {
+	if doc.YNode().Kind != yaml.MappingNode {
+		return nil, notAnObject(doc)
+	}
 	data, err := doc.MarshalJSON()
 	if err != nil {
-		return nil, fmt.Errorf("convert document to JSON: %w", err)
+		return nil, fmt.Errorf("convert document to JSON: %w", contentFreeYAMLError(err))
 	}
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("decode object: %w", err)
+		return nil, errors.New("decode object: not a Kubernetes object (apiVersion, kind and metadata must be present and well-formed)")
 	}
 	if u.GetKind() == "" || u.GetAPIVersion() == "" {
 		return nil, errors.New("decode object: apiVersion and kind are required")
