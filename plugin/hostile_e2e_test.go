@@ -194,7 +194,7 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 	}
 	var table strings.Builder
 	table.WriteString("| case | exit | time | max RSS | message |\n|---|---|---|---|---|\n")
-	for _, c := range append(append(hostileCases(t), boundCases(t)...), verdictCases(t)...) {
+	for _, c := range append(append(append(hostileCases(t), boundCases(t)...), verdictCases(t)...), round2bCases(t)...) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testutil.WriteFiles(t, dir, c.files)
