@@ -7,9 +7,9 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	crdinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
-	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // CustomResourceDefinitions are served by the API server's apiextensions
@@ -21,6 +21,19 @@ var (
 )
 
 func init() { crdinstall.Install(crdScheme) }
+
+// validateCRD is the apiextensions server's
+// validation.ValidateCustomResourceDefinition, set by package webhooks
+// (RegisterCRD): that package links k8s.io/apiserver's webhook client
+// helpers and through them client-go's REST client, which the rules must
+// not reach (internal/depcheck); the binaries import it for its effect.
+var validateCRD func(context.Context, *apiextensions.CustomResourceDefinition) field.ErrorList
+
+// RegisterCRD sets the CustomResourceDefinition validation; it is called
+// from an init function.
+func RegisterCRD(fn func(context.Context, *apiextensions.CustomResourceDefinition) field.ErrorList) {
+	validateCRD = fn
+}
 
 // IsCRD reports whether apiVersion and kind name a CustomResourceDefinition
 // the API server serves (apiextensions.k8s.io/v1; v1beta1 was removed in
@@ -36,11 +49,12 @@ func IsCRD(apiVersion, kind string) bool {
 // compiles every x-kubernetes-validations rule and checks it against the
 // CEL cost budget, besides structural schema, defaults, names and
 // versions. ValidateCRD changes obj. ok is false when obj is not a served
-// CRD; a nil *Error means the API server would store it.
+// CRD, or in a program that does not import package webhooks (RegisterCRD);
+// a nil *Error means the API server would store it.
 func ValidateCRD(obj map[string]any) (verdict *Error, ok bool) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
-	if !IsCRD(apiVersion, kind) {
+	if !IsCRD(apiVersion, kind) || validateCRD == nil {
 		return nil, false
 	}
 	prepare(obj)
@@ -58,7 +72,7 @@ func ValidateCRD(obj map[string]any) (verdict *Error, ok bool) {
 		return &Error{Decode: fmt.Sprintf("converting %s %s to the internal version: %v", apiVersion, kind, err)}, true
 	}
 	prepareCRD(crd)
-	if errs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), crd); len(errs) > 0 {
+	if errs := validateCRD(context.Background(), crd); len(errs) > 0 {
 		return &Error{Fields: errs}, true
 	}
 	return nil, true

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	// The binaries' CRD validation (apivalidation.RegisterCRD).
+	_ "github.com/kubectl-gate/kubectl-gate/internal/apivalidation/webhooks"
 )
 
 // brokenRuleCRD is certCRDAndCert's CRD with a rule that does not compile.

@@ -1,9 +1,37 @@
-package apivalidation
+package webhooks
 
 import (
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/apivalidation"
 )
+
+func obj(t *testing.T, doc string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatalf("parsing test object: %v", err)
+	}
+	return m
+}
+
+// errorText renders a verdict as the API server's words, one per line.
+func errorText(e *apivalidation.Error) string {
+	if e == nil {
+		return ""
+	}
+	if e.Decode != "" {
+		return e.Decode
+	}
+	var lines []string
+	for _, f := range e.Fields {
+		lines = append(lines, f.Error())
+	}
+	return strings.Join(lines, "\n")
+}
 
 // widgetCRD is a CustomResourceDefinition as a project ships one: a
 // structural schema with an x-kubernetes-validations rule (RULE).
@@ -47,7 +75,7 @@ func TestValidateCRD(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := strings.Replace(widgetCRD, "RULE", tc.rule, 1)
-			verdict, ok := ValidateCRD(obj(t, doc))
+			verdict, ok := apivalidation.ValidateCRD(obj(t, doc))
 			if !ok {
 				t.Fatal("ValidateCRD does not handle a v1 CRD")
 			}
@@ -70,13 +98,13 @@ func TestValidateCRDChecksTheRest(t *testing.T) {
 		{"not structural", "replicas: {type: integer}", "replicas: {}", "openAPIV3Schema.properties[spec].properties[replicas].type: Required value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			verdict, _ := ValidateCRD(obj(t, strings.Replace(doc, tc.from, tc.to, 1)))
+			verdict, _ := apivalidation.ValidateCRD(obj(t, strings.Replace(doc, tc.from, tc.to, 1)))
 			if got := errorText(verdict); !strings.Contains(got, tc.want) {
 				t.Fatalf("want %q in\n%s", tc.want, got)
 			}
 		})
 	}
-	if _, ok := ValidateCRD(obj(t, strings.Replace(doc, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1))); ok {
+	if _, ok := apivalidation.ValidateCRD(obj(t, strings.Replace(doc, "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1", 1))); ok {
 		t.Error("ValidateCRD handles a v1beta1 CRD, which no release serves")
 	}
 }
