@@ -28,6 +28,7 @@ func RuleIDs() []string {
 		"rollout-bluegreen-services",
 		"rollout-canary-pause",
 		"rollout-canary-services",
+		"rollout-invalid-spec",
 		"rollout-service-selector",
 		"rollout-single-writer",
 		"rollout-traffic-ref",

@@ -44,6 +44,7 @@ func Rules() []rules.Rule {
 		rollouts.BlueGreenServices,
 		rollouts.CanaryPause,
 		rollouts.CanaryServices,
+		rollouts.InvalidSpec,
 		rollouts.ServiceSelector,
 		rollouts.SingleWriter,
 		rollouts.TrafficRef,

@@ -1,0 +1,120 @@
+package rollouts
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+)
+
+// ControllerVersion is the Argo Rollouts release whose validation
+// rollout-invalid-spec runs (the github.com/argoproj/argo-rollouts module
+// of go.mod; a test keeps the two equal).
+const ControllerVersion = "v1.10.1"
+
+const ruleInvalidSpec = "rollout-invalid-spec"
+
+// InvalidSpec fires on a Rollout the Argo Rollouts controller's own
+// validation rejects.
+var InvalidSpec = rules.Rule{
+	ID: ruleInvalidSpec, Default: finding.SeverityError, Family: "rollouts",
+	Doc: "the Argo Rollouts " + ControllerVersion + " controller's own validation (pkg/apis/rollouts/validation: ValidateRollout, then ValidateRolloutReferencedResources on the Services, AnalysisTemplates, Ingresses and Istio VirtualServices of the render it names) rejects the Rollout: maxSurge and maxUnavailable both 0, setWeight outside 0–100, a step with no action, a negative pause, traffic routing without canaryService/stableService, activeService equal to previewService, a pod template the ReplicaSet validation refuses, a Service whose selector the pod labels miss, an analysis that runs forever; with the controller's field path and message. " +
+		"References missing from the render are left to rollout-analysis-ref, rollout-*-services, rollout-traffic-ref and rollout-workload-ref; Ambassador Mappings and App Mesh routers are not read",
+	Outage:   "the CRD schema accepts the Rollout, Argo CD syncs it green, and the controller marks it InvalidSpec: nothing rolls out, found only after the deploy",
+	Fix:      "correct the field the message names, as the Argo Rollouts controller says (its field path and message are in the finding); `kubectl argo rollouts lint -f` gives the same message for the Rollout alone",
+	Mutation: "set a canary step's setWeight to 120; set maxSurge and maxUnavailable to 0",
+	Check:    checkInvalidSpec,
+	Mutants: []rules.Mutant{
+		{Name: "set the first canary step's setWeight to 120", Apply: rules.OnResources(onCanary(setWeight120))},
+		{Name: "set maxSurge and maxUnavailable to 0", Apply: rules.OnResources(onCanary(zeroSurge))},
+	},
+}
+
+// ControllerValidation runs the Argo Rollouts controller's validation on
+// one Rollout of the render (internal/rolloutvalidation.Validate): lookup
+// finds the objects it names.
+type ControllerValidation func(ro *yaml.RNode, lookup func(group, kind, namespace, name string) *yaml.RNode) (field.ErrorList, error)
+
+// controllerValidation is nil in a binary that does not link the
+// controller's validation (gate-fn): the rule then says, on each Rollout,
+// that it did not run.
+var controllerValidation ControllerValidation
+
+// UseControllerValidation makes rollout-invalid-spec run v. The plugin
+// calls it with rolloutvalidation.Validate; the KRM function does not link
+// that package (it brings in much of the controller) and never calls it.
+func UseControllerValidation(v ControllerValidation) { controllerValidation = v }
+
+// checkInvalidSpec runs the controller's validation on every Rollout and
+// reports each error at the field the controller names, with its message.
+// Without the validation linked, each Rollout gets an info finding that the
+// rule did not run: never a silent pass.
+func checkInvalidSpec(c *rules.Context) []finding.Finding {
+	var out []finding.Finding
+	find := func(group, kind, namespace, name string) *yaml.RNode {
+		return lookup(c, group, kind, namespace, name)
+	}
+	for _, ro := range rollouts(c) {
+		if controllerValidation == nil {
+			out = append(out, manifest.Finding(ruleInvalidSpec, finding.SeverityInfo, ro, "", nil,
+				"not checked: rollout-invalid-spec did not run here; the Argo Rollouts %s controller's validation is linked into the kubectl-gate plugin only (run kubectl gate check on this render)", ControllerVersion))
+			continue
+		}
+		errs, err := controllerValidation(ro, find)
+		if err != nil {
+			out = append(out, unreadable(ruleInvalidSpec, ro, "", err))
+			continue
+		}
+		for _, e := range errs {
+			out = append(out, manifest.Finding(ruleInvalidSpec, finding.SeverityError, ro, e.Field, scalarValue(e.BadValue),
+				"%s", Message(e)))
+		}
+	}
+	return out
+}
+
+// Message is the finding's text for one of the controller's errors: its own
+// text, as its InvalidSpec condition carries it.
+func Message(e *field.Error) string {
+	return fmt.Sprintf("the Argo Rollouts %s controller marks the Rollout InvalidSpec: %s", ControllerVersion, e.Error())
+}
+
+// scalarValue keeps a bad value that is one scalar for the finding's
+// current value; the message already prints any other.
+func scalarValue(v any) any {
+	switch v.(type) {
+	case string, bool, int, int32, int64, float64:
+		return v
+	}
+	return nil
+}
+
+func setWeight120(canary *yaml.RNode) bool {
+	steps, err := canary.Pipe(yaml.Lookup("steps"))
+	if err != nil || steps == nil {
+		return false
+	}
+	elems, err := steps.Elements()
+	if err != nil {
+		return false
+	}
+	for _, s := range elems {
+		if s.Field("setWeight") != nil {
+			return s.PipeE(yaml.SetField("setWeight", intNode("120"))) == nil
+		}
+	}
+	return false
+}
+
+func zeroSurge(canary *yaml.RNode) bool {
+	return canary.PipeE(yaml.SetField("maxSurge", intNode("0"))) == nil &&
+		canary.PipeE(yaml.SetField("maxUnavailable", intNode("0"))) == nil
+}
+
+func intNode(v string) *yaml.RNode {
+	return yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagInt, Value: v})
+}
