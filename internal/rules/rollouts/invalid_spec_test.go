@@ -261,7 +261,7 @@ func TestInvalidSpecBinaries(t *testing.T) {
 			file, _ := filepath.Abs(filepath.Join(invalidSpecDir, c.name))
 			r := testutil.Run(t, root, "", nil, plugin, "check", "-f", file, "-o", "json")
 			var report struct {
-				Findings []finding.Finding `json:"findings"`
+				Findings []finding.Finding `json:"results"`
 			}
 			if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
 				t.Fatalf("exit %d, parsing the JSON report: %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
@@ -269,11 +269,11 @@ func TestInvalidSpecBinaries(t *testing.T) {
 			var got, want []string
 			for _, f := range report.Findings {
 				if f.Rule == "rollout-invalid-spec" {
-					got = append(got, ruletest.Format(f))
+					got = append(got, f.ResourceRef.Name+" "+f.Field.Path+": "+f.Message)
 				}
 			}
 			for _, f := range checkRule(t, "rollout-invalid-spec", c.stream) {
-				want = append(want, ruletest.Format(f))
+				want = append(want, f.ResourceRef.Name+" "+f.Field.Path+": "+f.Message)
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("kubectl gate check -f %s:\n got  %q\nwant %q", c.name, got, want)
