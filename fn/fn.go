@@ -87,6 +87,9 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	if err != nil {
 		return p.fail(rl, err)
 	}
+	if l := obj.Spec.Images.Lock; l != nil && l.Object == nil {
+		return p.fail(rl, fmt.Errorf("functionConfig spec.images.lock: %q is a path: files are read by the kubectl plugin only; write the ImageLock inline in spec.images.lock, or keep it in the render (a local-config object)", l.Path))
+	}
 	checker, err := policies(&obj.Spec)
 	if err != nil {
 		return p.fail(rl, err)

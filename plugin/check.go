@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -80,6 +81,12 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		}
 		total.Findings = append(total.Findings, failed...)
 		if err != nil {
+			total.Failures = append(total.Failures, err.Error())
+			code = max(code, exitCode(err))
+		}
+	}
+	if pin && o.locks.writeLock != "" && code == ExitPass && total.Verdict(o.failOn == config.FailOnWarning || res.FailOnWarning) == finding.VerdictPass {
+		if err := o.writeLock(time.Now()); err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))
 		}

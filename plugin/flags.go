@@ -66,6 +66,9 @@ type options struct {
 	baseline      string
 	writeBaseline string
 
+	// image lock (imagelock.go)
+	locks lockOptions
+
 	// pin
 	dropTag            bool
 	writeKustomization string
@@ -107,6 +110,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "with --pull-secrets-from, the kubeconfig `FILE` (default $KUBECONFIG, ~/.kube/config)")
 	addPolicyFlags(fs, o)
 	addHelmFlags(fs, o)
+	addLockFlags(fs, o, pin)
 	if name == "check" {
 		fs.StringVar(&o.baseline, "baseline", "", "findings whose fingerprint is in this baseline `FILE` are existing: shown, counted, not failing")
 		fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's findings' fingerprints to `FILE` (atomically); they are existing from then on")
@@ -244,6 +248,9 @@ func (o *options) apply(s *config.Spec) error {
 	if o.kubernetesVersion != "" {
 		s.Schema.KubernetesVersion = o.kubernetesVersion
 	}
+	if err := o.applyLock(s); err != nil {
+		return err
+	}
 	s.Schema.CRDs = append(s.Schema.CRDs, config.PathEntries(o.crds...)...)
 	s.Schema.IgnoreMissing = append(s.Schema.IgnoreMissing, o.ignoreMissingSchema...)
 	s.Images.InsecureRegistries = append(s.Images.InsecureRegistries, o.insecureRegistries...)
@@ -324,6 +331,7 @@ func (o *options) pipelineOptions(base *config.Object, version string, progress 
 			PullSecrets: newPullSecrets(o),
 		},
 		DropTag:  o.dropTag,
+		Lock:     o.lockBuilder(),
 		Version:  version,
 		Progress: progress,
 	}
@@ -333,5 +341,5 @@ func (o *options) pipelineOptions(base *config.Object, version string, progress 
 // digest mode, failOn, pinned-by, expected resources, schema target).
 func (o *options) verdictFlags() bool {
 	return len(o.ruleOverrides) > 0 || o.digest != "" || o.failOn == config.FailOnWarning || o.requirePinnedBy ||
-		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0 || len(o.imageFields) > 0 || len(o.ignoreMissingSchema) > 0
+		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0 || len(o.imageFields) > 0 || len(o.ignoreMissingSchema) > 0 || o.locks.lock != ""
 }

@@ -113,6 +113,12 @@ type Images struct {
 	// kubectl-gate.dev/pinned stamp (image-pinned-by): it proves the Pin
 	// step ran. The plugin's --require-pinned-by sets it.
 	RequirePinnedBy bool `json:"requirePinnedBy,omitempty"`
+	// Lock is an ImageLock (kubectl gate pin --write-lock) every image of
+	// the render is held to, with no registry call (rules image-lock,
+	// image-lock-unused): a path, read by the plugin relative to the
+	// config file (--lock FILE sets it), or the ImageLock inline (both
+	// shells; the KRM function reads no files).
+	Lock *Entry `json:"lock,omitempty"`
 }
 
 // PodSpecPath is a pod spec location in a custom kind, as a dotted path
@@ -312,6 +318,9 @@ func (s *Spec) Validate() error {
 		} else if !validPodSpecPath(f.Path) || strings.HasSuffix(f.Path, "[]") {
 			errs = append(errs, fmt.Errorf("spec.images.fields[%d].path: %q is not dotted keys ending at a string field, each list written key[] (spec.engines[].imageRef)", i, f.Path))
 		}
+	}
+	if err := s.Images.validateLock(); err != nil {
+		errs = append(errs, err)
 	}
 	for _, id := range sortedKeys(s.Rules) {
 		if !slices.Contains(ruleIDs, id) {

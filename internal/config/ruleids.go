@@ -19,6 +19,8 @@ func RuleIDs() []string {
 		"schema-unknown",
 		"image-digest",
 		"image-digest-stale",
+		"image-lock",
+		"image-lock-unused",
 		"image-pinned-by",
 		"image-podspec-path",
 		"image-registry",

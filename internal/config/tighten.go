@@ -8,7 +8,7 @@ import "slices"
 // only make the gate stricter: raise a rule's severity, raise digest: to
 // verify, narrow allowedRegistries, raise minResources, set an
 // expectResources the trusted config leaves open, deny remote resources, add podSpecPaths and
-// policies (and the render's), require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
+// policies (and the render's), name an image lock the trusted config leaves out, require the Pin stamp, fail on warnings. Anything it would loosen keeps the trusted value. Registry
 // settings it brings (mirrors, insecure registries, platform) are ignored:
 // they come from the trusted config only (SECURITY.md). With
 // trusted.AllowInTreeLoosening the in-tree object decides alone, as
@@ -45,6 +45,10 @@ func Tighten(trusted, inTree Spec, defaults map[string]string) Spec {
 	out.Policies = append(slices.Clone(trusted.Policies), inTree.Policies...)
 	out.PoliciesFromRender = trusted.PoliciesFromRender || inTree.PoliciesFromRender
 	out.Images.RequirePinnedBy = trusted.Images.RequirePinnedBy || inTree.Images.RequirePinnedBy
+	// A lock adds a check; the trusted config's, when it names one, wins.
+	if out.Images.Lock == nil {
+		out.Images.Lock = inTree.Images.Lock
+	}
 	if inTree.FailOn == FailOnWarning {
 		out.FailOn = FailOnWarning
 	}

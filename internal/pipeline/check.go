@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
+	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
 	"github.com/kubectl-gate/kubectl-gate/internal/schema"
@@ -33,14 +34,26 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 	// A Pin in the top-level kustomization is applied in process, as
 	// kustomize would apply it (README "Use: the KRM function inside kustomize").
 	pin := s.o.Pin || (u.found != nil && u.found.Kind == config.KindPin)
+	if err := s.readLock(spec, u); err != nil {
+		return nil, err
+	}
 	opts, deps, err := s.gateFor(ctx, u, spec, pin)
 	if err != nil {
 		return nil, err
 	}
 	opts.DropTag = s.o.DropTag
+	var unpinned []images.Image
+	if pin && s.o.Lock != nil {
+		unpinned = lockImages(u.checked(), spec)
+	}
 	rep, err := gate.Run(ctx, u.checked(), opts, deps)
 	if err != nil {
 		return nil, err
+	}
+	if pin && s.o.Lock != nil {
+		if err := recordLock(s.o.Lock, unpinned, lockImages(u.checked(), spec), spec.Images.Platform); err != nil {
+			return nil, err
+		}
 	}
 	u.Source.finish(u, rep)
 	u.blame(rep.Findings)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/imagelock"
 	"github.com/kubectl-gate/kubectl-gate/internal/pullsecrets"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
@@ -70,6 +71,9 @@ type Options struct {
 	// Pin resolves tags to digests and rewrites the renders in place
 	// before the rules run; DropTag writes repo@sha256:… without the tag.
 	Pin, DropTag bool
+	// Lock, with Pin, collects what every image was pinned to, for the
+	// caller to write as an ImageLock (pin --write-lock).
+	Lock *imagelock.Builder
 	// Version is stamped on the workloads the gate pinned.
 	Version string
 	// Progress, when set, is told how far rendering is ("rendered 3/7

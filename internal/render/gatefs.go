@@ -302,6 +302,13 @@ func (g *gateFS) boundPaths(obj *config.Object, gateDir string) error {
 			list.entries[i].Path = full
 		}
 	}
+	if l := obj.Spec.Images.Lock; l != nil && l.Object == nil {
+		full, err := g.boundPath(l.Path, gateDir)
+		if err != nil {
+			return fmt.Errorf("spec.images.lock: %w", err)
+		}
+		l.Path = full
+	}
 	return nil
 }
 

@@ -22,6 +22,9 @@ import (
 // still carrying it get their annotation back and go to
 // Result.LocalConfig, never to Resources.
 
+// An ImageLock (kubectl gate pin --write-lock) kept in the render as local
+// config is kept the same way: the image-lock rule holds the render to it.
+
 // keptLocal stands in for the local-config annotation during a build.
 const keptLocal = "kubectl-gate.dev/kept-local-config"
 
@@ -31,7 +34,8 @@ const admissionGroup = "admissionregistration.k8s.io/"
 // keepLocalPolicies renames the local-config annotation of the admission
 // objects in a resource file; data is returned as it is when it holds none.
 func keepLocalPolicies(data []byte) []byte {
-	if !bytes.Contains(data, []byte(manifest.AnnoLocalConfig)) || !bytes.Contains(data, []byte(admissionGroup)) {
+	if !bytes.Contains(data, []byte(manifest.AnnoLocalConfig)) ||
+		(!bytes.Contains(data, []byte(admissionGroup)) && !bytes.Contains(data, []byte(imageLockKind))) {
 		return data
 	}
 	nodes, err := kio.FromBytes(data)
@@ -40,7 +44,7 @@ func keepLocalPolicies(data []byte) []byte {
 	}
 	changed := false
 	for _, n := range nodes {
-		if !strings.HasPrefix(n.GetApiVersion(), admissionGroup) || yamlpath.Annotation(n.YNode(), manifest.AnnoLocalConfig) != "true" {
+		if !keptKind(n) || yamlpath.Annotation(n.YNode(), manifest.AnnoLocalConfig) != "true" {
 			continue
 		}
 		if n.PipeE(yaml.ClearAnnotation(manifest.AnnoLocalConfig)) == nil && n.PipeE(yaml.SetAnnotation(keptLocal, "true")) == nil {
@@ -55,6 +59,16 @@ func keepLocalPolicies(data []byte) []byte {
 		return data
 	}
 	return []byte(out)
+}
+
+// imageLockKind is the kind of the gate's image lock.
+const imageLockKind = "ImageLock"
+
+// keptKind reports whether a local-config object is one the gate reads:
+// an admission policy or binding, or an ImageLock.
+func keptKind(n *yaml.RNode) bool {
+	return strings.HasPrefix(n.GetApiVersion(), admissionGroup) ||
+		(n.GetApiVersion() == manifest.ConfigAPIVersion && n.GetKind() == imageLockKind)
 }
 
 // splitLocal takes the objects keepLocalPolicies marked out of a render and

@@ -34,6 +34,8 @@ func Rules() []rules.Rule {
 
 		images.Digest,
 		images.Stale,
+		images.Lock,
+		images.LockUnused,
 		images.PinnedBy,
 		images.PodSpecPath,
 		images.Registry,
