@@ -103,8 +103,8 @@ func TestE2EImageLock(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.lock")
 	_ = os.WriteFile(bad, []byte(strings.Replace(string(data), "digest:", "digset:", 1)), 0o644)
-	if c := gate(t, pinned, "check", "-f", "-", "--lock", bad); c.Code != 2 || !strings.Contains(c.Stderr, "digset") {
-		t.Errorf("malformed lock: exit %d, want 2 naming the field\n%s", c.Code, c.Stderr)
+	if c := gate(t, pinned, "check", "-f", "-", "--lock", bad); c.Code != 2 || !strings.Contains(c.Stdout+c.Stderr, "digset") {
+		t.Errorf("malformed lock: exit %d, want 2 naming the field\n%s%s", c.Code, c.Stdout, c.Stderr)
 	}
 	// pin never replaces a file that is not a lock.
 	notLock := filepath.Join(dir, "kustomization.yaml")

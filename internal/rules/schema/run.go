@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
@@ -20,7 +21,9 @@ func validate(c *rules.Context) outcome {
 		v, err := engine.New(engine.Options{
 			KubernetesVersion: c.Config.Schema.KubernetesVersion,
 			CRDs:              c.CRDs,
-			IgnoreMissing:     c.Config.Schema.IgnoreMissing,
+			// The gate's own ImageLock (local config in the render) has
+			// no API schema: the image-lock rule decodes it strictly.
+			IgnoreMissing: append(slices.Clone(c.Config.Schema.IgnoreMissing), "kubectl-gate.dev/ImageLock"),
 			// Off, the hand-written validation is not run at all (the
 			// rules share this pass; its results would be dropped).
 			SkipAPIValidation: c.Config.Rules[engine.RuleAPIValidation] == finding.Off,
