@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -100,49 +102,103 @@ type Context struct {
 	// ran by the shell's policy checker.
 	Policy []finding.Finding
 
-	index *manifest.Index
-	cache map[string]any
+	indexOnce sync.Once
+	index     *manifest.Index
+	mu        sync.Mutex
+	cache     map[string]*memo
 }
 
-// Index returns the resources indexed by kind, namespace and name.
+// memo is one Memo value, built once even when rules ask for it at the
+// same time.
+type memo struct {
+	once sync.Once
+	v    any
+}
+
+// Index returns the resources indexed by kind, namespace and name. Safe
+// for rules running at the same time: it is built once.
 func (c *Context) Index() *manifest.Index {
-	if c.index == nil {
-		c.index = manifest.NewIndex(c.Resources)
-	}
+	c.indexOnce.Do(func() { c.index = manifest.NewIndex(c.Resources) })
 	return c.index
 }
 
 // Memo returns the value cached under key for this run, computing it once:
 // rules that need a whole-render view (which Rollouts name which Service,
 // every image of the render) build it once, not once per rule or object.
+// Rules run at the same time (Run): the first to ask builds the value and
+// the others wait for it. build must not ask for its own key.
 func Memo[T any](c *Context, key string, build func() T) T {
-	if v, ok := c.cache[key]; ok {
-		return v.(T)
-	}
+	c.mu.Lock()
 	if c.cache == nil {
-		c.cache = map[string]any{}
+		c.cache = map[string]*memo{}
 	}
-	v := build()
-	c.cache[key] = v
-	return v
+	m := c.cache[key]
+	if m == nil {
+		m = &memo{}
+		c.cache[key] = m
+	}
+	c.mu.Unlock()
+	m.once.Do(func() { m.v = build() })
+	return m.v.(T)
 }
 
 // Run runs every rule with a Check that the configuration does not turn
 // off, stamps each finding with its rule's id and applies the configured
 // severities (finding.Configure, the one place they are applied).
+//
+// Rules read the render and share whole-render views through Memo and
+// Index; none changes the resources, so they run at the same time, on
+// every core, and their findings are put together in the order of all, as
+// one after another would give them. A rule that panics panics Run with the same value, in the
+// caller's goroutine, as it did when rules ran one after another (the
+// first such rule in order).
 func Run(c *Context, all []Rule) []finding.Finding {
-	var out []finding.Finding
+	var todo []Rule
 	for _, r := range all {
 		if r.Check == nil || (c.Config.Rules[r.ID] == finding.Off && !r.NoVerdict && !r.MayNoVerdict) {
 			continue
 		}
-		for _, f := range r.Check(c) {
+		todo = append(todo, r)
+	}
+	per := make([][]finding.Finding, len(todo))
+	panics := make([]any, len(todo))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				per[i], panics[i] = check(c, todo[i])
+			}
+		})
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []finding.Finding
+	for i, r := range todo {
+		if panics[i] != nil {
+			panic(panics[i])
+		}
+		for _, f := range per[i] {
 			f.Rule = r.ID
 			f.NoVerdict = f.NoVerdict || r.NoVerdict
 			out = append(out, f)
 		}
 	}
 	return finding.Configure(out, c.Config.Rules)
+}
+
+// check runs one rule, catching its panic for Run to raise again.
+func check(c *Context, r Rule) (fs []finding.Finding, panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			fs, panicked = nil, p
+		}
+	}()
+	return r.Check(c), nil
 }
 
 // Ran lists the ids of the rules Run runs under cfg's severities, in
