@@ -115,7 +115,24 @@ func SupportedRange() string {
 	return versions[0] + " to " + versions[len(versions)-1]
 }
 
+// kubeLoaded holds each version's data once decoded: every unit of a run
+// builds its own Validator (an estate of Applications has thousands), and
+// decoding it again cost ~5 ms each. The data is only read.
+var kubeLoaded sync.Map // version → *kubeData
+
 func loadKube(version string) (*kubeData, error) {
+	if kd, ok := kubeLoaded.Load(version); ok {
+		return kd.(*kubeData), nil
+	}
+	kd, err := decodeKube(version)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := kubeLoaded.LoadOrStore(version, kd)
+	return actual.(*kubeData), nil
+}
+
+func decodeKube(version string) (*kubeData, error) {
 	raw, err := readZstd("kubernetes-" + version + ".json.zst")
 	if err != nil {
 		return nil, err

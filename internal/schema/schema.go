@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -166,10 +167,22 @@ func (v *Validator) ignored(group, kind string) bool {
 func (v *Validator) Version() string { return v.version }
 
 func (v *Validator) loadBuiltinCRDs() error {
+	raws, err := builtinCRDRaw()
+	if err != nil {
+		return err
+	}
+	maps.Copy(v.crdRaw, raws)
+	return nil
+}
+
+// builtinCRDRaw is the embedded CRDs by "group/Kind", decompressed once
+// for every Validator of the process (the bytes are only read).
+var builtinCRDRaw = sync.OnceValues(func() (map[string]rawCRD, error) {
+	out := map[string]rawCRD{}
 	for _, file := range builtinCRDFiles() {
 		raw, err := readZstd(file)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		project := strings.TrimSuffix(strings.TrimPrefix(file, "crds-"), ".tsv.zst")
 		for _, line := range bytes.Split(raw, []byte("\n")) {
@@ -177,11 +190,11 @@ func (v *Validator) loadBuiltinCRDs() error {
 			if !ok {
 				continue
 			}
-			v.crdRaw[string(key)] = rawCRD{json: crd, source: "built-in (" + project + ")"}
+			out[string(key)] = rawCRD{json: crd, source: "built-in (" + project + ")"}
 		}
 	}
-	return nil
-}
+	return out, nil
+})
 
 // rawCRD is a CRD not parsed yet: parsing all built-in CRDs up front costs
 // seconds (Argo CD's ApplicationSet alone is 1.5 MB of schema).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
@@ -182,7 +183,7 @@ func (v *Validator) lookup(base Result, render map[string]*crdKind) (*compiled, 
 		return v.custom(base, k, version, note)
 	}
 	if !v.builtinGroup(group) {
-		k, err := v.crd(group + "/" + kind)
+		k, err := v.sharedCRD(group + "/" + kind)
 		if err != nil {
 			return nil, note(RuleSchema, err.Error())
 		}
@@ -256,6 +257,16 @@ func (v *Validator) custom(base Result, k *crdKind, version string, note func(ru
 	if c, ok := v.compiled[key]; ok {
 		return c, notes
 	}
+	// A built-in CRD's kind is compiled once for the whole run (shared).
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	isShared := shared.kinds[k]
+	if isShared {
+		if c, ok := shared.compiled[key]; ok {
+			v.compiled[key] = c
+			return c, notes
+		}
+	}
 	s := cv.structural
 	if s == nil {
 		s = &structuralschema.Structural{Extensions: structuralschema.Extensions{XPreserveUnknownFields: true}}
@@ -269,6 +280,9 @@ func (v *Validator) custom(base Result, k *crdKind, version string, note func(ru
 		c.cel = cel.NewValidator(s, true, celconfig.PerCallLimit)
 	}
 	v.compiled[key] = c
+	if isShared {
+		shared.compiled[key] = c
+	}
 	return c, notes
 }
 
@@ -279,13 +293,68 @@ func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, e
 	if c, ok := v.compiled[key]; ok {
 		return c, nil
 	}
+	// What a built-in kind compiles to depends on the Kubernetes version
+	// alone: every unit of the run shares it (shared).
+	skey := "builtin:" + v.version + ":" + gv + "/" + kind
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if c, ok := shared.compiled[skey]; ok {
+		v.compiled[key] = c
+		return c, nil
+	}
 	s, err := v.builtins.definition(info.Schema)
 	if err != nil {
 		return nil, err
 	}
 	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind, minorOf(v.version)), walks: walksOf(s)}
 	v.compiled[key] = c
+	shared.compiled[skey] = c
 	return c, nil
+}
+
+// shared holds what validating needs that depends on the embedded data
+// alone, for every Validator of the process: a run builds a Validator per
+// unit (an estate of 2,000 Applications is 2,000 units), and compiling the
+// same built-in schemas and CRDs for each cost ~60 ms a unit. A compiled
+// schema is read-only once built (the workers of one Validate share it
+// already). Kinds from --crd or from the render are never shared: two units
+// may define the same kind differently.
+var shared = struct {
+	mu       sync.Mutex
+	compiled map[string]*compiled     // "builtin:VERSION:apiVersion/Kind", "crd:SOURCE:apiVersion/Kind"
+	crds     map[string]sharedCRDKind // "group/Kind" of a built-in CRD
+	kinds    map[*crdKind]bool        // the kinds in crds
+}{compiled: map[string]*compiled{}, crds: map[string]sharedCRDKind{}, kinds: map[*crdKind]bool{}}
+
+type sharedCRDKind struct {
+	kind *crdKind
+	err  error
+}
+
+// sharedCRD is crd, with a built-in CRD (one that no --crd replaced)
+// parsed once for the process.
+func (v *Validator) sharedCRD(gk string) (*crdKind, error) {
+	raw, ok := v.crdRaw[gk] // written by New only
+	if !ok || raw.obj != nil {
+		return v.crd(gk)
+	}
+	shared.mu.Lock()
+	s, ok := shared.crds[gk]
+	shared.mu.Unlock()
+	if ok {
+		return s.kind, s.err
+	}
+	k, err := v.crd(gk)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if s, ok := shared.crds[gk]; ok { // another worker parsed it meanwhile
+		return s.kind, s.err
+	}
+	shared.crds[gk] = sharedCRDKind{kind: k, err: err}
+	if k != nil {
+		shared.kinds[k] = true
+	}
+	return k, err
 }
 
 // hasValidations reports whether any x-kubernetes-validations rule exists
