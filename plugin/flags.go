@@ -33,6 +33,7 @@ type options struct {
 	requirePinnedBy    bool
 	appsRoot           string
 	repoURLs           []string
+	targetBranch       string
 	ruleOverrides      []string
 	excludeApps        []string
 	imageFields        []string
@@ -118,6 +119,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	if !pin {
 		fs.StringVar(&o.appsRoot, "apps-root", "", "the input's Argo CD Applications deploy this repository, checked out at DIR: render and check their sources")
 		fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes; without remotes the first repository a source names is taken for it, said by an INFO line, and any other is no verdict)")
+		fs.StringVar(&o.targetBranch, "target-branch", "", "with --apps-root: the `BRANCH` the checkout merges into; sources tracking it (or HEAD, the checkout's branch or commit) render from the checkout, other revisions of the local history from a temporary worktree, unknown ones are no verdict (default: spec.argocd.targetBranch, else the remote's default branch)")
 	}
 	if pin {
 		fs.BoolVar(&o.dropTag, "drop-tag", false, "write repo@sha256:… instead of repo:tag@sha256:…")
@@ -307,7 +309,7 @@ func (o *options) denyRemoteFrom(base *config.Object) {
 func (o *options) inputs(stdin io.Reader) pipeline.Inputs {
 	return pipeline.Inputs{
 		Kustomizations: o.kustomizations, Files: o.files, Recursive: o.recursive, Stdin: stdin,
-		Charts: o.charts, AppsRoot: o.appsRoot, RepoURLs: o.repoURLs,
+		Charts: o.charts, AppsRoot: o.appsRoot, RepoURLs: o.repoURLs, TargetBranch: o.targetBranch,
 	}
 }
 

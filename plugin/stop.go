@@ -25,6 +25,9 @@ const stopGrace = 500 * time.Millisecond
 func runStoppable(ctx context.Context, s Streams, withStack bool, run func(context.Context, Streams) int) int {
 	ctx, st, cancel := stop.Start(ctx)
 	defer cancel(nil)
+	// Temporary worktrees (and anything else registered with stop.OnExit)
+	// go on every path out: a result, a crash, a signal, the deadline.
+	defer st.Exit()
 	inner := s
 	inner.Out, inner.Err = st.Writer(s.Out), st.Writer(s.Err)
 	if s.reportErr != nil {

@@ -33,6 +33,11 @@ type Options struct {
 	// IsCheckout reports whether a git generator's repoURL is the
 	// repository checked out at Root; nil accepts every repoURL.
 	IsCheckout func(repoURL string) bool
+	// Revision says where a git generator's revision is read from: the
+	// directory (Root, or a worktree of another revision), or why it
+	// cannot be (then the generator is no verdict). nil reads Root for
+	// every revision.
+	Revision func(revision string) (root, why string)
 	// MaxFileBytes caps each file a git files generator reads (0:
 	// fsbound.DefaultMaxFileBytes); files are read through the boundary
 	// of Root (internal/fsbound).

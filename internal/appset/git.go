@@ -39,6 +39,16 @@ func (e *expander) git(body map[string]any, field string) ([]params, error) {
 	if e.opts.IsCheckout != nil && !e.opts.IsCheckout(g.RepoURL) {
 		return nil, &NoVerdictError{Generator: field, Reason: fmt.Sprintf("repoURL %s is not the repository checked out at %s", g.RepoURL, e.opts.Root)}
 	}
+	if e.opts.Revision != nil {
+		root, why := e.opts.Revision(g.Revision)
+		if why != "" {
+			return nil, &NoVerdictError{Generator: field, Reason: why}
+		}
+		// The generator lists and reads the files of its revision.
+		checkout := e.opts.Root
+		e.opts.Root = root
+		defer func() { e.opts.Root = checkout }()
+	}
 	switch {
 	case len(g.Directories) > 0:
 		return e.gitDirectories(g, field)

@@ -31,6 +31,8 @@ type Source struct {
 	// Field is where the source sits: "spec.source" or "spec.sources[1]".
 	Field                     string
 	RepoURL, Path, Chart, Ref string
+	// TargetRevision is the revision the source tracks ("" is HEAD).
+	TargetRevision string
 	// Helm and Plugin are set when the source carries helm: or plugin:.
 	Helm, Plugin bool
 	// Kustomize, Directory and HelmSpec are the source's kustomize:,
@@ -70,7 +72,8 @@ func readSource(n *yaml.RNode, index int, field string) Source {
 	return Source{
 		Index: index, Field: field,
 		RepoURL: manifest.Str(n, "repoURL"), Path: manifest.Str(n, "path"), Chart: manifest.Str(n, "chart"), Ref: manifest.Str(n, "ref"),
-		Helm: n.Field("helm") != nil, Plugin: n.Field("plugin") != nil,
+		TargetRevision: manifest.Str(n, "targetRevision"),
+		Helm:           n.Field("helm") != nil, Plugin: n.Field("plugin") != nil,
 		Kustomize: mapField(n, "kustomize"), Directory: mapField(n, "directory"), HelmSpec: mapField(n, "helm"),
 	}
 }
@@ -106,6 +109,10 @@ type AppSource struct {
 	Resources []*yaml.RNode
 	Err       error
 	Skipped   string
+	// Unrendered says why a Flux object's source was not rendered (its
+	// GitRepository's ref names a revision the checkout's history does
+	// not have): flux-not-rendered reports it, no verdict unless excluded.
+	Unrendered string
 	// Assumed is set on the first source that named a repository when the
 	// checkout has no git remote and no --repo-url was given: the gate took
 	// that repository as the checkout, and says so (an info finding).

@@ -187,6 +187,11 @@ type ArgoCD struct {
 	// FromFlag are the entries of Exclude that --exclude-app added: the
 	// report credits the flag for them. Never decoded from a file.
 	FromFlag []string `json:"-"`
+	// TargetBranch is the branch the checkout merges into
+	// (--target-branch): sources whose targetRevision (or ref) is it
+	// render from the checkout. Read from the trusted config only.
+	// Default: the remote's default branch (refs/remotes/origin/HEAD).
+	TargetBranch string `json:"targetBranch,omitempty"`
 }
 
 // UsageError is a bad configuration: the plugin exits 2 for it.

@@ -136,7 +136,7 @@ func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
 		var fresh []*Unit
 		for _, u := range level {
-			fresh = append(fresh, a.plan(u)...)
+			fresh = append(fresh, a.plan(ctx, u)...)
 		}
 		a.render(ctx, fresh)
 		generated := a.generate(ctx, level)
@@ -161,7 +161,7 @@ func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
 
 // plan lists the sources of the unit's Applications and returns the units
 // of the renders not planned before.
-func (a *expander) plan(u *Unit) []*Unit {
+func (a *expander) plan(ctx context.Context, u *Unit) []*Unit {
 	if u.Err != nil {
 		return nil
 	}
@@ -193,11 +193,22 @@ func (a *expander) plan(u *Unit) []*Unit {
 				u.apps = append(u.apps, as)
 				continue
 			}
-			spec, err := render.LocalSource(root, app, src)
-			spec.Refs = render.RefRoots(root, a.remotes, app)
+			// The source renders from the revision it tracks (revisions.go).
+			at := a.s.revs.argo(ctx, src.TargetRevision)
+			as.Assumed = joinNotes(as.Assumed, at.Assumed)
+			if at.Why != "" {
+				as.Skipped = at.Why
+				u.apps = append(u.apps, as)
+				continue
+			}
+			spec, err := render.LocalSource(at.Root, app, src)
+			spec.Refs = render.RefRoots(at.Root, a.remotes, app)
 			as.Path = filepath.ToSlash(spec.Dir)
+			if at.Label != "" {
+				as.Path = filepath.ToSlash(filepath.Join(root, filepath.FromSlash(src.Path))) + " at " + at.Label
+			}
 			u.apps = append(u.apps, as)
-			s, isNew := a.unitFor(app, src, spec, err)
+			s, isNew := a.unitFor(app, src, spec, err, at.Label)
 			a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: s})
 			if isNew {
 				fresh = append(fresh, s)
@@ -210,7 +221,7 @@ func (a *expander) plan(u *Unit) []*Unit {
 // unitFor returns the unit that renders a source, planning it when no
 // Application planned the same render before; err (from LocalSource) makes
 // a new unit fail.
-func (a *expander) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSource, err error) (*Unit, bool) {
+func (a *expander) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSource, err error, rev string) (*Unit, bool) {
 	key := render.SourceKey(spec)
 	name := argo.AppName(app) + " " + src.Field
 	if u, ok := a.byKey[key]; ok {
@@ -222,7 +233,7 @@ func (a *expander) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSou
 		}
 		return u, false
 	}
-	u := &Unit{Source: &AppSource{Dir: spec.Dir, Apps: []string{name}, spec: spec, field: src.PathField(), path: src.Path}, dir: spec.Dir, Err: err}
+	u := &Unit{Source: &AppSource{Dir: spec.Dir, Apps: []string{name}, spec: spec, field: src.PathField(), path: src.Path, rev: rev}, dir: spec.Dir, Err: err}
 	a.byKey[key] = u
 	return u, true
 }

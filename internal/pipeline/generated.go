@@ -59,7 +59,7 @@ func (a *expander) generate(ctx context.Context, level []*Unit) []*Unit {
 			var g *Unit
 			switch {
 			case isApplicationSet(r):
-				g = a.expandAppSet(u, r)
+				g = a.expandAppSet(ctx, u, r)
 			case flux.IsKustomization(r):
 				g = a.renderFlux(ctx, u, r)
 			case flux.IsHelmRelease(r):
@@ -97,7 +97,7 @@ func (a *expander) isCheckout(url string, note *string) bool {
 }
 
 // expandAppSet makes the unit of an ApplicationSet's Applications.
-func (a *expander) expandAppSet(u *Unit, set *yaml.RNode) *Unit {
+func (a *expander) expandAppSet(ctx context.Context, u *Unit, set *yaml.RNode) *Unit {
 	name := "ApplicationSet " + argo.AppName(set)
 	if !a.once(name) {
 		return nil
@@ -111,7 +111,14 @@ func (a *expander) expandAppSet(u *Unit, set *yaml.RNode) *Unit {
 	// ApplicationSet with an entry), in check and in selftest alike.
 	u.apps = append(u.apps, argo.AppSource{App: set, Index: -1, Skipped: "expanded: its Applications are checked as their own input"})
 	note := &u.apps[len(u.apps)-1].Assumed
-	gens, err := appset.Expand(set, appset.Options{Root: a.s.in.AppsRoot, IsCheckout: func(url string) bool { return a.isCheckout(url, note) }, MaxFileBytes: a.s.o.Render.MaxInputBytes})
+	revision := func(rev string) (string, string) {
+		at := a.s.revs.argo(ctx, rev)
+		if at.Assumed != "" && *note == "" {
+			*note = at.Assumed
+		}
+		return at.Root, at.Why
+	}
+	gens, err := appset.Expand(set, appset.Options{Root: a.s.in.AppsRoot, IsCheckout: func(url string) bool { return a.isCheckout(url, note) }, Revision: revision, MaxFileBytes: a.s.o.Render.MaxInputBytes})
 	if err != nil {
 		g.Err = fmt.Errorf("%s: %w: no verdict on what it generates", name, err)
 		return g
@@ -147,8 +154,16 @@ func (a *expander) renderFlux(ctx context.Context, u *Unit, ks *yaml.RNode) *Uni
 	case !a.isCheckout(yamlString(src, "spec", "url"), &note):
 		g.Err = fmt.Errorf("%s: %s: no verdict", name, a.skipWhy(fmt.Sprintf("GitRepository %s/%s (%s) is not the repository checked out at %s", ref.Namespace, ref.Name, yamlString(src, "spec", "url"), a.s.in.AppsRoot)))
 	default:
+		at := a.s.revs.flux(ctx, src)
+		note = joinNotes(note, at.Assumed)
+		if at.Why != "" {
+			// flux-not-rendered: no verdict unless excluded.
+			u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path"), Assumed: note,
+				Unrendered: fmt.Sprintf("GitRepository %s/%s: %s", ref.Namespace, ref.Name, at.Why)})
+			return nil
+		}
 		end := stop.Doing(ctx, "rendering "+name)
-		g.Resources, g.Err = a.fluxRender(name, ks, u)
+		g.Resources, g.Err = a.fluxRender(name, ks, u, at.Root)
 		end()
 	}
 	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path"), Assumed: note})
@@ -193,7 +208,14 @@ func (a *expander) helmRelease(ctx context.Context, u *Unit, hr *yaml.RNode) *Un
 	case src == nil || !a.isCheckout(yamlString(src, "spec", "url"), &note):
 		g.Err = fmt.Errorf("%s: chart %s: %s: no verdict", name, chart, a.skipWhy(fmt.Sprintf("its GitRepository %s/%s is not in the input or not the checkout at %s", ref.Namespace, ref.Name, a.s.in.AppsRoot)))
 	default:
-		g.Resources, g.Err = a.renderRelease(ctx, hr, chart)
+		at := a.s.revs.flux(ctx, src)
+		note = joinNotes(note, at.Assumed)
+		if at.Why != "" {
+			u.apps = append(u.apps, argo.AppSource{App: hr, Index: -1, Path: chart, Assumed: note,
+				Unrendered: fmt.Sprintf("chart %s: GitRepository %s/%s: %s", chart, ref.Namespace, ref.Name, at.Why)})
+			return nil
+		}
+		g.Resources, g.Err = a.renderRelease(ctx, hr, chart, at.Root)
 		if g.Err != nil {
 			g.Err = fmt.Errorf("%s: chart %s: %w", name, chart, g.Err)
 		}
@@ -204,14 +226,14 @@ func (a *expander) helmRelease(ctx context.Context, u *Unit, hr *yaml.RNode) *Un
 }
 
 // renderRelease renders a HelmRelease's chart directory from the checkout.
-func (a *expander) renderRelease(ctx context.Context, hr *yaml.RNode, chart string) ([]*yaml.RNode, error) {
+func (a *expander) renderRelease(ctx context.Context, hr *yaml.RNode, chart, root string) ([]*yaml.RNode, error) {
 	rel := filepath.Clean(filepath.FromSlash(strings.TrimPrefix(chart, "/")))
 	if !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("the chart path leaves the repository")
 	}
 	target := yamlString(hr, "spec", "targetNamespace")
 	o := helm.Options{ReleaseName: yamlString(hr, "spec", "releaseName"), Namespace: target, IncludeCRDs: true,
-		Root: a.s.in.AppsRoot, MaxFileBytes: a.s.o.Render.MaxInputBytes}
+		Root: root, MaxFileBytes: a.s.o.Render.MaxInputBytes}
 	if o.ReleaseName == "" {
 		o.ReleaseName = hr.GetName()
 		if target != "" {
@@ -227,7 +249,7 @@ func (a *expander) renderRelease(ctx context.Context, hr *yaml.RNode, chart stri
 	if v, _ := hr.Pipe(yaml.Lookup("spec", "values")); v != nil {
 		o.InlineValues = [][]byte{[]byte(v.MustString())}
 	}
-	return helm.Render(ctx, filepath.Join(a.s.in.AppsRoot, rel), filepath.ToSlash(rel), o)
+	return helm.Render(ctx, filepath.Join(root, rel), filepath.ToSlash(rel), o)
 }
 
 // handledElsewhere records on u that a Flux object was handled elsewhere (rendered
@@ -247,9 +269,9 @@ func yamlString(n *yaml.RNode, path ...string) string {
 
 // fluxRender renders a Flux Kustomization from the checkout; with
 // --no-remote its path's kustomizations must name no remote resource.
-func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit) ([]*yaml.RNode, error) {
+func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit, root string) ([]*yaml.RNode, error) {
 	if a.s.o.Render.NoRemote {
-		dir := filepath.Join(a.s.in.AppsRoot, filepath.FromSlash(yamlString(ks, "spec", "path")))
+		dir := filepath.Join(root, filepath.FromSlash(yamlString(ks, "spec", "path")))
 		refs, err := render.RemoteRefs(dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: looking for remote resources: %w", name, err)
@@ -258,5 +280,13 @@ func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit) ([]*yaml.RNo
 			return nil, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
 		}
 	}
-	return flux.Render(ks, a.s.in.AppsRoot, u.Resources)
+	return flux.Render(ks, root, u.Resources)
+}
+
+// joinNotes joins two info lines, either of which may be empty.
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }

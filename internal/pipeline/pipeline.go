@@ -42,6 +42,11 @@ type Inputs struct {
 	// RepoURLs are the repoURLs of the checkout (--repo-url); default its
 	// git remotes.
 	RepoURLs []string
+	// TargetBranch is the branch the checkout merges into
+	// (--target-branch): sources tracking it render from the checkout.
+	// Default: the trusted config's spec.argocd.targetBranch, else the
+	// remote's default branch (revisions.go).
+	TargetBranch string
 }
 
 // Options say how a run renders and checks its inputs.
@@ -141,6 +146,7 @@ type session struct {
 	resolvers *resolvers
 	progress  func(string)
 	waivers   *waiver.Set // the trusted config's exceptions (waive.go)
+	revs      *revisions  // the revisions sources name (revisions.go)
 }
 
 // Run plans, renders, expands and checks: Plan, then Result.Check. An
@@ -152,14 +158,26 @@ func Run(ctx context.Context, in Inputs, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer res.Close()
 	res.Check(ctx)
 	return res, nil
 }
 
 // Plan renders the inputs and expands what the renders hold into more
-// units, without checking them.
+// units, without checking them. Call Result.Close when done with the
+// sources (the worktrees of other revisions).
 func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 	s := &session{in: in, o: o, resolvers: newResolvers(o.Registry), progress: o.Progress, waivers: newWaivers(o)}
+	if in.AppsRoot != "" {
+		target := in.TargetBranch
+		if target == "" && o.Config != nil {
+			// Only the trusted config names it: an in-tree Gate, which the
+			// pull request controls, could otherwise declare any branch
+			// the checkout.
+			target = o.Config.Spec.ArgoCD.TargetBranch
+		}
+		s.revs = &revisions{root: in.AppsRoot, target: target}
+	}
 	if s.progress == nil {
 		s.progress = func(string) {}
 	}
@@ -174,10 +192,16 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 	}
 	units, err := s.expand(ctx, loaded)
 	if err != nil {
+		_ = s.revs.close()
 		return nil, err
 	}
 	return &Result{Units: units, s: s}, nil
 }
+
+// Close removes the temporary worktrees of other revisions the sources
+// were rendered from (Run closes its Result itself). A run under
+// internal/stop removes them on a signal or the deadline too.
+func (r *Result) Close() error { return r.s.revs.close() }
 
 // Check checks every unit not checked before, filling its Report (or Err)
 // and Config, and the Result's Configs and FailOnWarning.

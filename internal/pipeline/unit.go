@@ -150,6 +150,7 @@ type AppSource struct {
 	field   string // spec.source or spec.sources[i], of the first Application
 	path    string // as written in the Application
 	skipped string // why the gate does not render it, when it does not
+	rev     string // the revision it renders from when not the checkout's
 }
 
 // ApplicationSet is the Applications an ApplicationSet generates against
@@ -203,6 +204,9 @@ func (c *Chart) input(finding.Finding) string        { return c.Input() }
 func (c *Chart) finish(u *Unit, rep *finding.Report) { u.dropExpanded(rep) }
 
 func (a *AppSource) Input() string {
+	if a.rev != "" {
+		return "Application " + strings.Join(a.Apps, ", ") + " source " + a.path + " at " + a.rev
+	}
 	return "Application " + strings.Join(a.Apps, ", ") + " source " + a.Dir
 }
 func (a *AppSource) name() string                 { return a.Dir }

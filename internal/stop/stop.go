@@ -75,6 +75,7 @@ type State struct {
 	committed bool // the command finished its work and is writing results
 	next      int
 	doing     map[int]string
+	cleanups  []func()
 }
 
 type stateKey struct{}
@@ -109,6 +110,34 @@ func Doing(ctx context.Context, what string) func() {
 		st.mu.Lock()
 		delete(st.doing, id)
 		st.mu.Unlock()
+	}
+}
+
+// OnExit registers f to run when the run ends, however it ends: the
+// command returns, fails, crashes, or the shell gives up on it (a signal,
+// the deadline) — then f runs while the command may still be busy, so f
+// must be safe to call concurrently with it and more than once (a
+// temporary worktree's Remove). Without a State (a library caller) the
+// caller removes what it made itself.
+func OnExit(ctx context.Context, f func()) {
+	st := stateOf(ctx)
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.cleanups = append(st.cleanups, f)
+}
+
+// Exit runs what OnExit registered, last first; the shell calls it on
+// every path out of a run.
+func (st *State) Exit() {
+	st.mu.Lock()
+	fs := st.cleanups
+	st.cleanups = nil
+	st.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
 	}
 }
 

@@ -35,7 +35,8 @@ func checkNotRendered(c *rules.Context) []finding.Finding {
 		if !IsKustomization(r) && !IsHelmRelease(r) {
 			continue
 		}
-		if _, ok := argo.RendersOf(c.Apps, r)[-1]; ok {
+		a, ok := argo.RendersOf(c.Apps, r)[-1]
+		if ok && a.Unrendered == "" {
 			continue
 		}
 		if e, by := rules.ExcludedBy(c, r); e != "" {
@@ -45,6 +46,10 @@ func checkNotRendered(c *rules.Context) []finding.Finding {
 		}
 		f := manifest.Finding("flux-not-rendered", finding.SeverityError, r, "spec", nil,
 			"was not rendered, so what it deploys was not checked; run `kubectl gate check -R -f DIR --apps-root CHECKOUT` with its GitRepository in the input")
+		if ok {
+			f = manifest.Finding("flux-not-rendered", finding.SeverityError, r, "spec", nil,
+				"was not rendered (%s), so what it deploys was not checked", a.Unrendered)
+		}
 		f.NoVerdict = true
 		out = append(out, f)
 	}
