@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/diff"
+	"github.com/kubectl-gate/kubectl-gate/internal/gitrev"
 	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
@@ -75,6 +76,9 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 		// renders of the apps nothing changed for (pipeline.Reuse).
 		headRun := side(ctx, o, base, version, cwd, cwd, "working tree", nil)
 		reuse := reuseFor(ctx, o, headRun, top, wt.Rev, s.Err)
+		// The base worktree stands for the head's branch: sources
+		// tracking it render from the base, as they do from the head.
+		o.checkoutBranch = headBranch(ctx, top)
 		baseRun := side(ctx, o, base, version, filepath.Join(wt.Dir, rel), cwd, label, reuse)
 		done <- diff.Compare(baseRun, headRun, o.kubernetesVersion)
 	}()
@@ -209,6 +213,15 @@ func where(ctx context.Context) (cwd, top string, err error) {
 		return "", "", usageErr("diff", "%v", err)
 	}
 	return cwd, top, nil
+}
+
+// headBranch is the branch checked out at top, "" when detached.
+func headBranch(ctx context.Context, top string) string {
+	c, err := gitrev.Open(ctx, top, "")
+	if err != nil {
+		return ""
+	}
+	return c.Branch
 }
 
 // side runs the pipeline on the inputs from dir: the same relative paths

@@ -34,6 +34,7 @@ type options struct {
 	appsRoot           string
 	repoURLs           []string
 	targetBranch       string
+	checkoutBranch     string // diff: the branch the base worktree stands for
 	ruleOverrides      []string
 	excludeApps        []string
 	imageFields        []string
@@ -309,7 +310,7 @@ func (o *options) denyRemoteFrom(base *config.Object) {
 func (o *options) inputs(stdin io.Reader) pipeline.Inputs {
 	return pipeline.Inputs{
 		Kustomizations: o.kustomizations, Files: o.files, Recursive: o.recursive, Stdin: stdin,
-		Charts: o.charts, AppsRoot: o.appsRoot, RepoURLs: o.repoURLs, TargetBranch: o.targetBranch,
+		Charts: o.charts, AppsRoot: o.appsRoot, RepoURLs: o.repoURLs, TargetBranch: o.targetBranch, CheckoutBranch: o.checkoutBranch,
 	}
 }
 

@@ -2,6 +2,9 @@ package diff
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/gitrev"
 )
@@ -16,6 +19,10 @@ func Toplevel(ctx context.Context, dir string) (string, error) { return gitrev.T
 // worktree of the repository at repo.
 func Checkout(ctx context.Context, repo, ref string) (*Worktree, error) {
 	return gitrev.Add(ctx, repo, ref, "kubectl-gate-diff-")
+}
+
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	return gitrev.Run(ctx, dir, args...)
 }
 
 // ChangedPaths returns the absolute paths that differ between rev and the

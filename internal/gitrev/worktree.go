@@ -64,6 +64,12 @@ func (w *Worktree) Remove() error {
 	return w.err
 }
 
+// Run runs git with args in dir and returns its standard output; the
+// error carries git's standard error.
+func Run(ctx context.Context, dir string, args ...string) (string, error) {
+	return git(ctx, dir, args...)
+}
+
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir

@@ -47,6 +47,10 @@ type Inputs struct {
 	// Default: the trusted config's spec.argocd.targetBranch, else the
 	// remote's default branch (revisions.go).
 	TargetBranch string
+	// CheckoutBranch, when set, is the branch the checkout stands for
+	// whatever its HEAD: diff --base runs the base in a detached worktree
+	// that stands for the head's branch.
+	CheckoutBranch string
 }
 
 // Options say how a run renders and checks its inputs.
@@ -176,7 +180,7 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 			// the checkout.
 			target = o.Config.Spec.ArgoCD.TargetBranch
 		}
-		s.revs = &revisions{root: in.AppsRoot, target: target}
+		s.revs = &revisions{root: in.AppsRoot, target: target, branch: in.CheckoutBranch}
 	}
 	if s.progress == nil {
 		s.progress = func(string) {}

@@ -28,6 +28,7 @@ import (
 type revisions struct {
 	root   string // --apps-root
 	target string
+	branch string // Inputs.CheckoutBranch
 
 	once sync.Once
 	co   *gitrev.Checkout
@@ -58,6 +59,9 @@ type where struct {
 func (r *revisions) open(ctx context.Context) *gitrev.Checkout {
 	r.once.Do(func() {
 		r.co, _ = gitrev.Open(ctx, r.root, r.target)
+		if r.branch != "" {
+			r.co.Branch = r.branch
+		}
 		if r.co.Git {
 			if top, err := gitrev.Toplevel(ctx, r.root); err == nil {
 				r.top = top
