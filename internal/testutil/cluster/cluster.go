@@ -177,6 +177,7 @@ func (c *Cluster) startAPIServer(bin, etcdURL string) (*process, string, error) 
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--advertise-address=127.0.0.1",
 		"--endpoint-reconciler-type=none",
+		"--allow-privileged=true", // as every production cluster (internal/apivalidation/capabilities.go)
 		// No controller-manager creates the "default" ServiceAccount, so
 		// without this Pods could not be created.
 		"--disable-admission-plugins=ServiceAccount",
