@@ -111,6 +111,23 @@ spec:
 func TestAcceptsWhatTheAPIServerAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, doc string }{
 		{"a realistic Deployment", deployment},
+		// A node agent as CNI and CSI plugins ship it: privileged, on the
+		// host network. Clusters run with --allow-privileged=true.
+		{"privileged DaemonSet on the host network", `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: node-agent}}
+  template:
+    metadata: {labels: {app: node-agent}}
+    spec:
+      hostNetwork: true
+      hostPID: true
+      containers:
+      - name: agent
+        image: registry.example.com/agent:1.0.0
+        securityContext: {privileged: true}
+`},
 		{"Argo CD PreSync hook Job with generateName only", `apiVersion: batch/v1
 kind: Job
 metadata:
