@@ -5,8 +5,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubectl-gate/kubectl-gate/internal/argo"
-	"github.com/kubectl-gate/kubectl-gate/internal/flux"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
@@ -29,7 +27,7 @@ func checkExclusions(names []string, res *pipeline.Result) error {
 			failed = "; a render failed (" + u.Input() + "): what it would hold is unknown"
 		}
 		for _, r := range u.Resources {
-			if argo.IsApplication(r) || argo.Is(r, "ApplicationSet") || flux.IsKustomization(r) || flux.IsHelmRelease(r) {
+			if pipeline.IsAppOwner(r) {
 				owners = append(owners, r)
 			}
 		}

@@ -168,7 +168,7 @@ func TestSchemaTarget(t *testing.T) {
 		{"", "", ""},
 		{oldest + ".2", oldest, ""},
 		{"v" + newest + ".0-eks-1234", newest, ""},
-		{"1.29.8", "", `KUBE_VERSION="1.29.8": the gate embeds the schemas of Kubernetes ` + oldest + " to " + newest + " only"},
+		{"1.27.8", "", `KUBE_VERSION="1.27.8": the gate embeds the schemas of Kubernetes ` + oldest + " to " + newest + " only"},
 		{"one", "", "is not a Kubernetes version"},
 	} {
 		e := &cmp.Env{KubeVersion: tc.in}

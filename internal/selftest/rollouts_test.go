@@ -92,8 +92,13 @@ func TestSingleWriterMutantNeedsError(t *testing.T) {
 kind: Rollout
 metadata: {name: ledger}
 spec:
+  selector: {matchLabels: {app: ledger}}
   template:
     metadata: {labels: {app: ledger}}
+    spec:
+      containers:
+      - name: ledger
+        image: registry.example.com/ledger@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
   strategy:
     canary:
       steps: [{setWeight: 50}, {pause: {}}]
