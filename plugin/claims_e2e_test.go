@@ -60,7 +60,7 @@ func TestMakeDemoKustomize(t *testing.T) {
 	}
 	var installs []string
 	for _, l := range strings.Split(r.Stdout, "\n") {
-		if strings.Contains(l, "go install") && strings.Contains(l, "kustomize") {
+		if strings.Contains(l, " install ") && strings.Contains(l, "sigs.k8s.io/kustomize/kustomize") {
 			installs = append(installs, l)
 		}
 	}
