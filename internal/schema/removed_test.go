@@ -15,6 +15,8 @@ func TestRemovedKindsGoneFromTheTypes(t *testing.T) {
 		{"autoscaling/v2beta2", "HorizontalPodAutoscaler", "since Kubernetes 1.26; use autoscaling/v2 HorizontalPodAutoscaler"},
 		{"apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", "since Kubernetes 1.22; use apiextensions.k8s.io/v1 CustomResourceDefinition"},
 		{"apiregistration.k8s.io/v1beta1", "APIService", "since Kubernetes 1.22; use apiregistration.k8s.io/v1 APIService"},
+		// k8s.io/api names IngressClassList as its replacement.
+		{"networking.k8s.io/v1beta1", "IngressClass", "since Kubernetes 1.22; use networking.k8s.io/v1 IngressClass"},
 	} {
 		t.Run(tc.apiVersion+" "+tc.kind, func(t *testing.T) {
 			doc := "apiVersion: " + tc.apiVersion + "\nkind: " + tc.kind + "\nmetadata: {name: x}\nspec: {}\n"
@@ -23,5 +25,24 @@ func TestRemovedKindsGoneFromTheTypes(t *testing.T) {
 				t.Fatalf("want one api-removed result with %q, got %v", tc.want, rs)
 			}
 		})
+	}
+}
+
+// TestReplacementsAreKinds: every replacement the lifecycle data names is
+// a kind, never a List (as k8s.io/api tags IngressClass v1beta1).
+func TestReplacementsAreKinds(t *testing.T) {
+	all, err := loadLifecycle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gv, kinds := range all {
+		for kind, lc := range kinds {
+			if lc.Replacement == "" {
+				continue
+			}
+			if strings.HasSuffix(lc.Replacement, "List") {
+				t.Errorf("%s %s: replacement %q is a list, not a kind", gv, kind, lc.Replacement)
+			}
+		}
 	}
 }

@@ -56,6 +56,12 @@ func genLifecycle(out string) error {
 		}
 		if o, ok := obj.(replacementAPI); ok {
 			if r := o.APILifecycleReplacement(); !r.Empty() {
+				// k8s.io/api tags networking.k8s.io/v1beta1 IngressClass
+				// with the List kind as its replacement; a kind is
+				// replaced by a kind, never by its list.
+				if !strings.HasSuffix(gvk.Kind, "List") {
+					r.Kind = strings.TrimSuffix(r.Kind, "List")
+				}
 				lc.Replacement = r.GroupVersion().String() + " " + r.Kind
 			}
 		}
