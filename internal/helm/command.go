@@ -29,6 +29,10 @@ const (
 	// helmCharts: render name the chart template. Unset, the output is
 	// exactly helm's.
 	EnvAnnotateSources = "KUBECTL_GATE_HELM_SOURCES"
+	// EnvKubeVersion is Capabilities.KubeVersion of a `template` without
+	// --kube-version (a helmCharts: entry with no kubeVersion): the
+	// Kubernetes version the gate validates the render for.
+	EnvKubeVersion = "KUBECTL_GATE_HELM_KUBE_VERSION"
 )
 
 // Command answers the helm command lines kustomize's helmCharts runs
@@ -135,6 +139,9 @@ func template(ctx context.Context, args []string, w io.Writer) error {
 		return fmt.Errorf("helm template %s: not a local chart directory; the gate does not fetch charts", chartPath)
 	}
 	o.RepoCache = os.Getenv(EnvRepoCache)
+	if o.KubeVersion == "" {
+		o.KubeVersion = os.Getenv(EnvKubeVersion)
+	}
 	docs, err := Template(ctx, chartPath, o)
 	if err != nil {
 		return err

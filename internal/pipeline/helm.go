@@ -70,6 +70,20 @@ func (s *session) chartOptions(u *Unit) helm.Options {
 	return o
 }
 
+// helmKubeVersion is Capabilities.KubeVersion for Helm renders that name
+// none (Argo CD Helm sources, kustomize helmCharts: entries): the
+// Kubernetes version of the caller's config and flags, which the render is
+// validated for, as Argo CD passes the destination cluster's. An in-tree
+// Gate's version is not known before the render, so it does not count.
+// Empty: helm's default.
+func (s *session) helmKubeVersion() string {
+	spec, err := s.spec(&Unit{})
+	if err != nil || spec.Schema.KubernetesVersion == "" {
+		return ""
+	}
+	return capabilitiesVersion(spec.Schema.KubernetesVersion)
+}
+
 // capabilitiesVersion is a Kubernetes version as Capabilities.KubeVersion:
 // "1.34" → "v1.34.0", "1.34.2" → "v1.34.2".
 func capabilitiesVersion(v string) string {
@@ -102,8 +116,9 @@ func (s *session) chartUnits(ctx context.Context) []*Unit {
 // -k renders, and a cleanup. Without --helm-command it is the gate itself,
 // reached through a symlink named helm (the gate answers as helm when
 // invoked under that name), with its template output annotated so findings
-// name the chart template.
-func (h *HelmOptions) command() (string, func(), error) {
+// name the chart template, and kubeVersion (helmKubeVersion) as
+// Capabilities.KubeVersion of entries that set no kubeVersion.
+func (h *HelmOptions) command(kubeVersion string) (string, func(), error) {
 	noop := func() {}
 	if !h.EnableHelm {
 		return "", noop, nil
@@ -137,6 +152,10 @@ func (h *HelmOptions) command() (string, func(), error) {
 	if err := os.Setenv(helm.EnvAnnotateSources, "1"); err != nil {
 		cleanup()
 		return "", noop, fmt.Errorf("setting %s: %w", helm.EnvAnnotateSources, err)
+	}
+	if err := os.Setenv(helm.EnvKubeVersion, kubeVersion); err != nil {
+		cleanup()
+		return "", noop, fmt.Errorf("setting %s: %w", helm.EnvKubeVersion, err)
 	}
 	return link, cleanup, nil
 }

@@ -254,6 +254,7 @@ func (s *session) renderOptions() render.Options {
 		NoRemote:           s.o.Render.NoRemote,
 		MaxFileBytes:       s.o.Render.MaxInputBytes,
 		Sort:               s.o.Render.Sort,
+		KubeVersion:        s.helmKubeVersion(),
 	}
 }
 

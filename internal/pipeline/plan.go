@@ -20,7 +20,7 @@ const renderJobs = 4
 // the -f inputs as one more unit. A unit that fails keeps its error.
 func (s *session) load(ctx context.Context) []*Unit {
 	units := make([]*Unit, len(s.in.Kustomizations))
-	helmCmd, cleanup, err := s.o.Helm.command()
+	helmCmd, cleanup, err := s.o.Helm.command(s.helmKubeVersion())
 	defer cleanup()
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(renderJobs)

@@ -32,7 +32,7 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 	// With --enable-helm, helmCharts: render with the same helm command as
 	// -k; kustomize's images transformer applies the written entries to
 	// their output too.
-	helmCmd, cleanup, helmErr := s.o.Helm.command()
+	helmCmd, cleanup, helmErr := s.o.Helm.command(s.helmKubeVersion())
 	defer cleanup()
 	u := s.renderKustomization(ctx, dir, helmCmd, helmErr)
 	if u.Err != nil {

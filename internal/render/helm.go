@@ -32,6 +32,9 @@ func argoHelm(s ArgoSource, opts Options) (*Result, error) {
 		return nil, err
 	}
 	o.RepoCache = opts.HelmRepoCache
+	if o.KubeVersion == "" {
+		o.KubeVersion = opts.KubeVersion
+	}
 	// Everything the chart reads stays in the checkout (internal/fsbound).
 	o.Root, o.MaxFileBytes = s.Root, opts.MaxFileBytes
 	return Chart(context.Background(), s.Dir, o)
@@ -47,8 +50,9 @@ func argoHelm(s ArgoSource, opts Options) (*Result, error) {
 // fileParameters (--set-file); CRDs included unless skipCrds.
 //
 // Argo CD also passes the destination cluster's version and API versions;
-// without a cluster, helm's defaults stand unless kubeVersion and
-// apiVersions are set on the source.
+// without a cluster, the render's Options.KubeVersion (the version the gate
+// validates for) stands in for the first unless helm.kubeVersion is set,
+// and helm's default API versions unless helm.apiVersions is.
 func ArgoHelmOptions(s ArgoSource) (helm.Options, error) {
 	o := helm.Options{ReleaseName: s.App, Namespace: s.Namespace, IncludeCRDs: true}
 	h := s.HelmSpec

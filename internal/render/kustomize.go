@@ -30,6 +30,10 @@ type Options struct {
 	// (kustomize's --helm-command; the gate itself when empty).
 	EnableHelm  bool
 	HelmCommand string
+	// KubeVersion is Capabilities.KubeVersion for a Helm source that sets
+	// no helm.kubeVersion (Argo CD passes the destination cluster's; the
+	// gate, the version it validates for). Empty: helm's default.
+	KubeVersion string
 	// Root bounds what the render reads (internal/fsbound): fsbound.For
 	// of the directory when empty. MaxFileBytes caps each file read
 	// (--max-input-bytes; 0: fsbound.DefaultMaxFileBytes).
