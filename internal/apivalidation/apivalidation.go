@@ -1,7 +1,6 @@
 package apivalidation
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -59,11 +58,7 @@ func Validate(obj map[string]any) (verdict *Error, ok bool) {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
 	validate := validators[schema.GroupKind{Group: gv.Group, Kind: kind}]
 	prepare(obj)
-	body, err := json.Marshal(obj)
-	if err != nil {
-		return &Error{Decode: fmt.Sprintf("encoding %s %s: %v", apiVersion, kind, err)}, true
-	}
-	versioned, _, err := legacyscheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	versioned, err := decode(obj, gv.WithKind(kind), legacyscheme.Scheme, legacyscheme.Codecs)
 	if err != nil {
 		return &Error{Decode: err.Error()}, true
 	}

@@ -31,7 +31,7 @@ func obj(t *testing.T, doc string) map[string]any {
 	if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
 		t.Fatalf("parsing test object: %v", err)
 	}
-	return m
+	return integers(m).(map[string]any) // package schema's data model
 }
 
 // errorText renders a verdict as the API server's words, one per line.

@@ -2,11 +2,11 @@ package apivalidation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	crdinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -58,11 +58,7 @@ func ValidateCRD(obj map[string]any) (verdict *Error, ok bool) {
 		return nil, false
 	}
 	prepare(obj)
-	body, err := json.Marshal(obj)
-	if err != nil {
-		return &Error{Decode: fmt.Sprintf("encoding %s %s: %v", apiVersion, kind, err)}, true
-	}
-	versioned, _, err := crdCodecs.UniversalDeserializer().Decode(body, nil, nil)
+	versioned, err := decode(obj, apiextensionsv1.SchemeGroupVersion.WithKind(kind), crdScheme, crdCodecs)
 	if err != nil {
 		return &Error{Decode: err.Error()}, true
 	}
