@@ -55,6 +55,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		return fail(s.Err, err)
 	}
 	total := res.Report()
+	o.nameFlags(total)
 	var out bytes.Buffer
 	code := ExitPass
 	for _, u := range res.Units {

@@ -242,6 +242,7 @@ func side(ctx context.Context, o *options, base *config.Object, version, dir, ho
 		return run
 	}
 	run.Result, run.Report = res, res.Report()
+	o.nameFlags(run.Report)
 	return run
 }
 

@@ -128,7 +128,7 @@ func TestE2EFailClosed(t *testing.T) {
 }
 
 func TestE2EJSONShape(t *testing.T) {
-	r := gate(t, "", "check", "-k", "examples/overlays/prod-retag", "-o", "json")
+	r := gate(t, "", "check", "-k", "examples/overlays/prod-retag", "-o", "json", "--config", "examples/helm/gate.yaml", "--rule", "image-registry=error")
 	if r.Code != 1 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
@@ -137,8 +137,20 @@ func TestE2EJSONShape(t *testing.T) {
 		Kind       string           `json:"kind"`
 		Results    []map[string]any `json:"results"`
 		Summary    map[string]any   `json:"summary"`
-		Config     []string         `json:"config"`
-		RulesRun   []string         `json:"rulesRun"`
+		Config     []struct {
+			Summary string `json:"summary"`
+			Sources []struct {
+				Source  string   `json:"source"`
+				Path    string   `json:"path"`
+				Kind    string   `json:"kind"`
+				Name    string   `json:"name"`
+				Role    string   `json:"role"`
+				Sets    []string `json:"sets"`
+				Ignored []string `json:"ignored"`
+			} `json:"sources"`
+			Inputs []string `json:"inputs"`
+		} `json:"config"`
+		RulesRun []string `json:"rulesRun"`
 	}
 	dec := json.NewDecoder(strings.NewReader(r.Stdout))
 	dec.DisallowUnknownFields()
@@ -148,8 +160,27 @@ func TestE2EJSONShape(t *testing.T) {
 	if doc.APIVersion != report.APIVersion || doc.Kind != "Report" || !slices.Contains(doc.RulesRun, "image-digest") {
 		t.Errorf("apiVersion %q, kind %q, rulesRun %q", doc.APIVersion, doc.Kind, doc.RulesRun)
 	}
-	if len(doc.Config) != 1 || !strings.Contains(doc.Config[0], "in-tree Gate") {
-		t.Errorf("config = %q, want the in-tree Gate named", doc.Config)
+	// config: one configuration, layer by layer: the file, the overlay's
+	// own Gate (which may only tighten it), the flags; and its input.
+	if len(doc.Config) != 1 {
+		t.Fatalf("config = %+v, want one entry", doc.Config)
+	}
+	c := doc.Config[0]
+	if want := "--config examples/helm/gate.yaml + in-tree Gate prod (may only tighten it) + flags"; c.Summary != want {
+		t.Errorf("config summary %q, want %q", c.Summary, want)
+	}
+	if len(c.Sources) != 3 || !slices.Equal(c.Inputs, []string{"-k examples/overlays/prod-retag"}) {
+		t.Fatalf("config = %+v, want three sources and the input", c)
+	}
+	if s := c.Sources[0]; s.Source != "file" || s.Path != "examples/helm/gate.yaml" || s.Role != "base" || !slices.Equal(s.Sets, []string{"schema.ignoreMissing"}) {
+		t.Errorf("sources[0] = %+v, want the file as the base with what it sets", s)
+	}
+	if s := c.Sources[1]; s.Source != "in-tree" || s.Kind != "Gate" || s.Name != "prod" || s.Role != "tighten" ||
+		!slices.Equal(s.Sets, []string{"images.allowedRegistries", "render.minResources"}) {
+		t.Errorf("sources[1] = %+v, want the overlay's Gate prod, tightening, with what its spec sets", s)
+	}
+	if s := c.Sources[2]; s.Source != "flags" || s.Role != "override" || !slices.Equal(s.Sets, []string{"--rule"}) {
+		t.Errorf("sources[2] = %+v, want the flags naming --rule", s)
 	}
 	want := map[string]any{"resources": 3.0, "errors": 2.0, "warnings": 0.0, "verdict": "fail"}
 	for k, v := range want {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/report"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
@@ -342,7 +343,36 @@ func (o *options) pipelineOptions(base *config.Object, version string, progress 
 
 // verdictFlags reports whether flags change the config's verdict (rules,
 // digest mode, failOn, pinned-by, expected resources, schema target).
-func (o *options) verdictFlags() bool {
-	return len(o.ruleOverrides) > 0 || o.digest != "" || o.failOn == config.FailOnWarning || o.requirePinnedBy ||
-		o.expectResources >= 0 || o.kubernetesVersion != "" || len(o.crds) > 0 || len(o.excludeApps) > 0 || len(o.imageFields) > 0 || len(o.ignoreMissingSchema) > 0 || o.locks.lock != ""
+func (o *options) verdictFlags() bool { return len(o.verdictFlagNames()) > 0 }
+
+// verdictFlagNames lists the flags given that change the config's verdict,
+// as the report's flags layer names them (what it set).
+func (o *options) verdictFlagNames() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"--rule", len(o.ruleOverrides) > 0}, {"--digest", o.digest != ""}, {"--fail-on", o.failOn == config.FailOnWarning},
+		{"--require-pinned-by", o.requirePinnedBy}, {"--expect-resources", o.expectResources >= 0},
+		{"--kubernetes-version", o.kubernetesVersion != ""}, {"--crd", len(o.crds) > 0}, {"--exclude-app", len(o.excludeApps) > 0},
+		{"--image-field", len(o.imageFields) > 0}, {"--ignore-missing-schema", len(o.ignoreMissingSchema) > 0}, {"--lock", o.locks.lock != ""},
+	} {
+		if f.set {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// nameFlags fills the report's flags layers with the flags given.
+func (o *options) nameFlags(r *finding.Report) {
+	names := o.verdictFlagNames()
+	for i := range r.Configs {
+		for j := range r.Configs[i].Sources {
+			if s := &r.Configs[i].Sources[j]; s.Source == finding.ConfigFlags {
+				s.Sets = names
+			}
+		}
+	}
 }

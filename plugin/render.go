@@ -71,6 +71,7 @@ func runRender(ctx context.Context, args []string, s Streams, version string) in
 		return fail(s.Err, err)
 	}
 	total := res.Report()
+	o.nameFlags(total)
 	var out bytes.Buffer
 	code := ExitPass
 	for _, u := range res.Units {

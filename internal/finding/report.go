@@ -17,10 +17,10 @@ type Report struct {
 	// Failures are what could not be evaluated at all (a render that
 	// failed, an unreadable input): each makes the verdict no-verdict.
 	Failures []string
-	// Configs says, per input, which configuration decided its verdict:
-	// the caller's (--config or the defaults), an in-tree Gate/Pin and
-	// whether it could only tighten, flags (README "Trusted config").
-	Configs []string
+	// Configs says which configuration decided each input's verdict: the
+	// caller's (--config or the defaults), an in-tree Gate/Pin and whether
+	// it could only tighten, flags (README "Trusted config").
+	Configs []Config
 	// Fixed counts the baseline's entries no finding of this run matched.
 	Fixed int
 	// RulesRun lists the ids of the rules that ran (not configured off) on

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -209,30 +211,90 @@ func (u *Unit) blame(fs []finding.Finding) {
 
 func refKey(kind, ns, name string) string { return kind + "\x00" + ns + "\x00" + name }
 
-// configSource says which configuration decides a unit's verdict: the
-// caller's (Options.Config, else the built-in defaults), the in-tree
-// Gate/Pin and whether it may only tighten (config.Tighten), and flags.
-// Every report says it (a pull request's own Gate must not decide unseen).
-func (s *session) configSource(u *Unit) string {
-	desc := "built-in defaults"
+// configSource says which configuration decides a unit's verdict, layer by
+// layer: the caller's (Options.Config, else the built-in defaults), the
+// in-tree Gate/Pin and whether it may only tighten (config.Tighten), and
+// flags. Every report says it (a pull request's own Gate must not decide
+// unseen).
+func (s *session) configSource(u *Unit) []finding.ConfigSource {
+	base := finding.ConfigSource{Source: finding.ConfigDefaults, Role: finding.RoleBase}
 	if s.o.ConfigPath != "" {
-		desc = "--config " + s.o.ConfigPath
+		base = finding.ConfigSource{Source: finding.ConfigFile, Path: s.o.ConfigPath, Role: finding.RoleBase}
+		if s.o.Config != nil {
+			base.Sets = specFieldsSet(s.o.Config.Spec)
+		}
 	}
+	out := []finding.ConfigSource{base}
 	if f := u.found; f != nil {
-		mode := "may only tighten it"
+		in := finding.ConfigSource{Source: finding.ConfigInTree, Kind: f.Kind, Name: f.Metadata.Name, Role: finding.RoleTighten, Sets: specFieldsSet(f.Spec)}
 		if s.o.Config != nil && s.o.Config.Spec.AllowInTreeLoosening {
-			mode = "decides alone: spec.allowInTreeLoosening"
+			in.Role = finding.RoleDecides
 		}
-		img := f.Spec.Images
-		if mode == "may only tighten it" && (len(img.Mirrors) > 0 || len(img.InsecureRegistries) > 0 || img.Platform != "") {
-			mode += "; its registry settings are ignored"
+		if img := f.Spec.Images; in.Role == finding.RoleTighten {
+			for _, set := range []struct {
+				field string
+				set   bool
+			}{{"images.mirrors", len(img.Mirrors) > 0}, {"images.insecureRegistries", len(img.InsecureRegistries) > 0}, {"images.platform", img.Platform != ""}} {
+				if set.set {
+					in.Ignored = append(in.Ignored, set.field)
+				}
+			}
 		}
-		desc += fmt.Sprintf(" + in-tree %s %s (%s)", f.Kind, f.Metadata.Name, mode)
+		out = append(out, in)
 	}
 	if s.o.FlagsDecide {
-		desc += " + flags"
+		out = append(out, finding.ConfigSource{Source: finding.ConfigFlags, Role: finding.RoleOverride})
 	}
-	return desc
+	return out
+}
+
+// specFieldsSet lists the fields of a config's spec whose value differs
+// from the built-in defaults, one level into objects ("failOn",
+// "images.allowedRegistries", "rules"), sorted.
+func specFieldsSet(spec config.Spec) []string {
+	have, def := specFields(spec), specFields(*config.Default())
+	var out []string
+	for k, v := range have {
+		if v != def[k] && !(zeroJSON(v) && def[k] == "") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// specFields flattens a spec's JSON one level into objects (rules stays
+// one field): path → the value's JSON.
+func specFields(spec config.Spec) map[string]string {
+	out := map[string]string{}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return out
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return out
+	}
+	for k, v := range top {
+		var obj map[string]json.RawMessage
+		if k != "rules" && json.Unmarshal(v, &obj) == nil && obj != nil {
+			for sub, sv := range obj {
+				out[k+"."+sub] = string(sv)
+			}
+			continue
+		}
+		out[k] = string(v)
+	}
+	return out
+}
+
+// zeroJSON reports whether a JSON value is empty: null, false, 0, "", [] or {}.
+func zeroJSON(v string) bool {
+	switch strings.TrimSpace(v) {
+	case "null", "false", "0", `""`, "[]", "{}":
+		return true
+	}
+	return false
 }
 
 // usageErr builds a usage error.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
@@ -132,10 +131,9 @@ type RegistryOptions struct {
 // inputs, then what each level of expansion added).
 type Result struct {
 	Units []*Unit
-	// Configs say which configuration decided: one line when every unit
-	// had the same, else one per configuration naming its units (after
-	// Check).
-	Configs []string
+	// Configs say which configuration decided: one entry per
+	// configuration, naming its units' inputs (after Check).
+	Configs []finding.Config
 	// FailOnWarning is set when a unit's configuration says failOn:
 	// warning (after Check).
 	FailOnWarning bool
@@ -219,12 +217,13 @@ func (r *Result) Check(ctx context.Context) {
 			end()
 		}
 		if u.Err == nil {
-			u.Config = r.s.configSource(u)
-			configs.add(u.Input(), u.Config)
+			src := r.s.configSource(u)
+			u.Config = finding.Config{Sources: src}.String()
+			configs.add(u.Input(), src)
 		}
 	}
 	r.s.progress("")
-	r.Configs = configs.lines()
+	r.Configs = configs.list()
 }
 
 // Report is every unit's findings and, for a unit with no verdict, its
@@ -260,29 +259,29 @@ func (s *session) renderOptions() render.Options {
 
 // configSources groups inputs by the configuration that decided them.
 type configSources struct {
-	order  []string
-	inputs map[string][]string
+	order   []string
+	configs map[string]*finding.Config
 }
 
-func (c *configSources) add(input, desc string) {
-	if c.inputs == nil {
-		c.inputs = map[string][]string{}
+func (c *configSources) add(input string, src []finding.ConfigSource) {
+	if c.configs == nil {
+		c.configs = map[string]*finding.Config{}
 	}
-	if _, ok := c.inputs[desc]; !ok {
+	desc := finding.Config{Sources: src}.String()
+	cfg, ok := c.configs[desc]
+	if !ok {
 		c.order = append(c.order, desc)
+		cfg = &finding.Config{Sources: src}
+		c.configs[desc] = cfg
 	}
-	c.inputs[desc] = append(c.inputs[desc], input)
+	cfg.Inputs = append(cfg.Inputs, input)
 }
 
-// lines is one line when every input had the same configuration, else one
-// per configuration naming its inputs.
-func (c *configSources) lines() []string {
-	if len(c.order) == 1 {
-		return []string{c.order[0]}
-	}
-	out := make([]string, 0, len(c.order))
+// list is one entry per configuration, in the order first seen.
+func (c *configSources) list() []finding.Config {
+	out := make([]finding.Config, 0, len(c.order))
 	for _, desc := range c.order {
-		out = append(out, desc+" (for "+strings.Join(c.inputs[desc], "; ")+")")
+		out = append(out, *c.configs[desc])
 	}
 	return out
 }

@@ -142,7 +142,7 @@ func TestRunBlamesTheOverlayAndNamesTheInput(t *testing.T) {
 	if !found {
 		t.Fatalf("want image-digest on the patched tag, got %v", u.Report.Findings)
 	}
-	if len(res.Configs) != 1 || res.Configs[0] != "built-in defaults" || u.Config != "built-in defaults" {
+	if len(res.Configs) != 1 || res.Configs[0].String() != "built-in defaults" || u.Config != "built-in defaults" {
 		t.Errorf("configs: want the built-in defaults, got %v / %q", res.Configs, u.Config)
 	}
 }
@@ -167,7 +167,7 @@ func TestRunInTreeGateAndFlagsDecide(t *testing.T) {
 	if !flagged || !res.FailOnWarning {
 		t.Errorf("want the flags applied and the in-tree failOn: warning seen, got flags %v, failOnWarning %v", flagged, res.FailOnWarning)
 	}
-	if want := "built-in defaults + in-tree Gate strict (may only tighten it) + flags"; res.Configs[0] != want {
+	if want := "built-in defaults + in-tree Gate strict (may only tighten it) + flags"; res.Configs[0].String() != want {
 		t.Errorf("configs: want %q, got %q", want, res.Configs[0])
 	}
 }

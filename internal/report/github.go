@@ -14,7 +14,7 @@ func writeGitHub(w io.Writer, doc Document) error {
 		return err
 	}
 	for _, c := range doc.Config {
-		msg := GitHubData(Escape(c))
+		msg := GitHubData(c.line(len(doc.Config), -1))
 		if _, err := fmt.Fprintf(w, "::notice title=kubectl-gate config::%s\n", msg); err != nil {
 			return err
 		}

@@ -28,7 +28,10 @@ func hostile() *finding.Report {
 	}, {
 		Rule: "image-digest", Severity: finding.SeverityError, Message: "waived " + forge,
 		Suppressed: &finding.Suppression{Kind: finding.SuppressedByAnnotation, Reason: forge, Owner: forge, Expires: "2027-01-01", Source: "annotation " + forge},
-	}}, Configs: []string{"built-in defaults + in-tree Gate " + forge + " (may only tighten it)"}}
+	}}, Configs: []finding.Config{{Sources: []finding.ConfigSource{
+		{Source: finding.ConfigDefaults, Role: finding.RoleBase},
+		{Source: finding.ConfigInTree, Kind: "Gate", Name: forge, Role: finding.RoleTighten},
+	}, Inputs: []string{"-k " + forge}}}}
 }
 
 // TestNoFormatLetsAManifestForgeALine: in text and github output every line

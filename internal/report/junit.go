@@ -65,7 +65,7 @@ func writeJUnit(w io.Writer, doc Document, o Options) error {
 	if len(doc.Config) > 0 {
 		suite.Properties = &junitProperties{}
 		for _, c := range doc.Config {
-			suite.Properties.Property = append(suite.Properties.Property, junitProperty{Name: "config", Value: Escape(c)})
+			suite.Properties.Property = append(suite.Properties.Property, junitProperty{Name: "config", Value: c.line(len(doc.Config), -1)})
 		}
 	}
 	for i, f := range doc.Failures {

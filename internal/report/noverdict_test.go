@@ -145,8 +145,10 @@ func TestInfoIsListedNotFailed(t *testing.T) {
 // (issue 9: the caller's config, and whether an in-tree Gate could only
 // tighten it).
 func TestConfigInEveryFormat(t *testing.T) {
-	const desc = "--config ci/gate.yaml + in-tree Gate prod (may only tighten it)"
-	r := &finding.Report{Resources: 1, Configs: []string{desc}}
+	r := &finding.Report{Resources: 1, Configs: []finding.Config{{Sources: []finding.ConfigSource{
+		{Source: finding.ConfigFile, Path: "ci/gate.yaml", Role: finding.RoleBase},
+		{Source: finding.ConfigInTree, Kind: "Gate", Name: "prod", Role: finding.RoleTighten},
+	}, Inputs: []string{"-k overlays/prod"}}}}
 	for _, format := range Formats {
 		if format == "gitlab" {
 			continue // GitLab's code quality report is a list of issues: no place for the run's config (the job's log has the text report)

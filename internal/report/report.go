@@ -52,8 +52,9 @@ type Document struct {
 	Results []finding.Finding `json:"results"`
 	// Failures lists what could not be evaluated (verdict no-verdict).
 	Failures []string `json:"failures,omitempty"`
-	// Config says, per input, which configuration decided.
-	Config []string `json:"config,omitempty"`
+	// Config says which configuration decided each input: one entry per
+	// configuration, layer by layer (docs/report.md).
+	Config []ConfigEntry `json:"config,omitempty"`
 	// RulesRun lists the rules that ran (not configured off); empty when
 	// the caller did not say.
 	RulesRun []string `json:"rulesRun,omitempty"`
@@ -71,6 +72,41 @@ func (d Document) ran(rules []Rule) map[string]bool {
 		}
 	}
 	return out
+}
+
+// ConfigEntry is one configuration that decided some inputs: its layers
+// (source, path, role, what it set), its inputs, and the same in one line.
+type ConfigEntry struct {
+	// Summary is the configuration in one line, without its inputs.
+	Summary string `json:"summary"`
+	finding.Config
+}
+
+func configEntries(cs []finding.Config) []ConfigEntry {
+	out := make([]ConfigEntry, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, ConfigEntry{Summary: c.String(), Config: c})
+	}
+	return out
+}
+
+// line is the entry in one line for the line-oriented formats: its
+// summary, and its inputs when the run had more than one configuration
+// (the first limit of them and a count past that; limit < 0 names all).
+func (c ConfigEntry) line(configs, limit int) string {
+	if configs <= 1 {
+		return Escape(c.Summary)
+	}
+	inputs := c.Inputs
+	more := 0
+	if limit >= 0 && len(inputs) > limit {
+		inputs, more = inputs[:limit], len(inputs)-limit
+	}
+	s := fmt.Sprintf("%s (for %s", c.Summary, strings.Join(inputs, "; "))
+	if more > 0 {
+		s += fmt.Sprintf(" and %d more input(s); -v lists them", more)
+	}
+	return Escape(s + ")")
 }
 
 // Summary counts a run.
@@ -102,7 +138,7 @@ func Summarize(r *finding.Report, failOnWarning bool) Summary {
 // Write prints a report in the chosen format.
 func Write(w io.Writer, r *finding.Report, o Options) error {
 	doc := Document{APIVersion: APIVersion, Kind: "Report", Results: r.Findings, Summary: Summarize(r, o.FailOnWarning),
-		Failures: r.Failures, Config: r.Configs, RulesRun: r.RulesRun}
+		Failures: r.Failures, Config: configEntries(r.Configs), RulesRun: r.RulesRun}
 	if doc.Results == nil {
 		doc.Results = []finding.Finding{}
 	}

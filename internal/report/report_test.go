@@ -102,3 +102,61 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("json of a failure:\n%s", out)
 	}
 }
+
+// TestJSONConfigIsStructured: the json report's config is one entry per
+// configuration, layer by layer (source, path or kind/name, role, what it
+// set), with its inputs and a one-line summary (docs/report.md).
+func TestJSONConfigIsStructured(t *testing.T) {
+	r := &finding.Report{Resources: 2, Configs: []finding.Config{{
+		Sources: []finding.ConfigSource{
+			{Source: finding.ConfigFile, Path: "ci/gate.yaml", Role: finding.RoleBase, Sets: []string{"images.allowedRegistries"}},
+			{Source: finding.ConfigInTree, Kind: "Gate", Name: "prod", Role: finding.RoleTighten, Sets: []string{"render.minResources"}, Ignored: []string{"images.mirrors"}},
+			{Source: finding.ConfigFlags, Role: finding.RoleOverride, Sets: []string{"--rule"}},
+		},
+		Inputs: []string{"-k overlays/prod"},
+	}, {
+		Sources: []finding.ConfigSource{{Source: finding.ConfigFile, Path: "ci/gate.yaml", Role: finding.RoleBase}},
+		Inputs:  []string{"-k overlays/staging"},
+	}}}
+	var b strings.Builder
+	if err := Write(&b, r, Options{Format: "json"}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		APIVersion string `json:"apiVersion"`
+		Config     []struct {
+			Summary string `json:"summary"`
+			Sources []struct {
+				Source, Path, Kind, Name, Role string
+				Sets, Ignored                  []string
+			} `json:"sources"`
+			Inputs []string `json:"inputs"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.APIVersion != APIVersion || len(doc.Config) != 2 {
+		t.Fatalf("apiVersion %q, %d config entries:\n%s", doc.APIVersion, len(doc.Config), b.String())
+	}
+	c := doc.Config[0]
+	if c.Summary != "--config ci/gate.yaml + in-tree Gate prod (may only tighten it; its registry settings are ignored) + flags" {
+		t.Errorf("summary %q", c.Summary)
+	}
+	if len(c.Sources) != 3 || c.Sources[0].Source != "file" || c.Sources[0].Path != "ci/gate.yaml" || c.Sources[0].Role != "base" ||
+		c.Sources[1].Kind != "Gate" || c.Sources[1].Name != "prod" || c.Sources[1].Role != "tighten" || c.Sources[1].Ignored[0] != "images.mirrors" ||
+		c.Sources[2].Source != "flags" || c.Sources[2].Sets[0] != "--rule" || c.Inputs[0] != "-k overlays/prod" {
+		t.Errorf("config[0] = %+v", c)
+	}
+	if c := doc.Config[1]; c.Summary != "--config ci/gate.yaml" || c.Inputs[0] != "-k overlays/staging" {
+		t.Errorf("config[1] = %+v", c)
+	}
+	// Text names each configuration's inputs when there is more than one.
+	b.Reset()
+	if err := Write(&b, r, Options{Format: "text"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "config: --config ci/gate.yaml (for -k overlays/staging)\n") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

@@ -50,8 +50,12 @@ func writeText(w io.Writer, doc Document, o Options) error {
 		if s := ruleSummary(counted(doc.Results)); s != "" {
 			t.line("", "by rule: "+s)
 		}
+		limit := listLimit
+		if o.Verbose {
+			limit = -1
+		}
 		for _, c := range doc.Config {
-			t.line("", "config: "+Escape(c))
+			t.line("", "config: "+c.line(len(doc.Config), limit))
 		}
 	}
 	s := doc.Summary
