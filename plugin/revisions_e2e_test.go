@@ -285,3 +285,90 @@ func TestE2ERevisionsStopped(t *testing.T) {
 		noRevWorktreeLeft(t, repo, tmp)
 	}
 }
+
+// Issue 19, item 4, across renders: two Applications of an app of apps,
+// each the child of another parent, render the same ConfigMap for one
+// cluster. Each parent's render is a unit of its own, and before the rule
+// compared only the Applications of one unit: it passed.
+func TestE2ESharedObjectAcrossUnits(t *testing.T) {
+	parent := func(name, path string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ` + name + `, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: ` + revRepoURL + `, path: ` + path + `}
+  destination: {server: https://kubernetes.default.svc, namespace: argocd}
+`
+	}
+	child := func(name, path, ns string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ` + name + `, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: ` + revRepoURL + `, path: ` + path + `}
+  destination: {server: https://kubernetes.default.svc, namespace: ` + ns + `}
+`
+	}
+	settings := func(level string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared-settings}\ndata: {level: " + level + "}\n"
+	}
+	fluxChild := `apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: platform, namespace: flux-system}
+spec: {interval: 1m, url: ` + revRepoURL + `, ref: {branch: main}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: team-b, namespace: flux-system}
+spec: {interval: 10m, path: ./teams/b, prune: true, targetNamespace: shared, sourceRef: {kind: GitRepository, name: platform}}
+`
+	for _, tc := range []struct {
+		name   string
+		childB string // children/b/app.yaml
+		levelB string
+		code   int
+		want   []string
+		absent string
+	}{
+		{"different content", child("team-b", "teams/b", "shared"), "info", 1, []string{
+			"ERROR [app-shared-object] Application/team-b (ns argocd): ConfigMap/shared-settings (ns shared) is rendered by both Application argocd/team-a (spec.source teams/a) and Application argocd/team-b (spec.source teams/b) for cluster in-cluster, with different content",
+		}, ""},
+		{"identical content", child("team-b", "teams/b", "shared"), "debug", 0, []string{
+			"WARNING [app-shared-object] Application/team-b (ns argocd): ConfigMap/shared-settings (ns shared) is rendered identically by Application argocd/team-a",
+		}, ""},
+		{"other namespace", child("team-b", "teams/b", "other"), "info", 0, nil, "app-shared-object"},
+		{"an Application and a Flux Kustomization", fluxChild, "info", 1, []string{
+			"ERROR [app-shared-object] Kustomization/team-b (ns flux-system): ConfigMap/shared-settings (ns shared) is rendered by both Application argocd/team-a (spec.source teams/a) and Flux Kustomization flux-system/team-b",
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testutil.WriteFiles(t, dir, map[string]string{
+				"apps/parents.yaml":          parent("parent-a", "children/a") + "---\n" + parent("parent-b", "children/b"),
+				"children/a/app.yaml":        child("team-a", "teams/a", "shared"),
+				"children/b/app.yaml":        tc.childB,
+				"teams/a/kustomization.yaml": "resources: [settings.yaml]\n",
+				"teams/a/settings.yaml":      settings("debug"),
+				"teams/b/kustomization.yaml": "resources: [settings.yaml]\n",
+				"teams/b/settings.yaml":      settings(tc.levelB),
+			})
+			r := gateIn(t, dir, t.TempDir(), "check", "-f", "apps/", "--apps-root", ".", "--repo-url", revRepoURL)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", r.Code, tc.code, r.Stdout, r.Stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.Stdout, w) {
+					t.Errorf("output lacks %q\n%s%s", w, r.Stdout, r.Stderr)
+				}
+			}
+			if tc.absent != "" && strings.Contains(r.Stdout, tc.absent) {
+				t.Errorf("output has %q\n%s", tc.absent, r.Stdout)
+			}
+			if n := strings.Count(r.Stdout, "[app-shared-object]"); len(tc.want) > 0 && n != 1 {
+				t.Errorf("%d app-shared-object findings, want the pair once\n%s", n, r.Stdout)
+			}
+		})
+	}
+}

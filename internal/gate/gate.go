@@ -48,6 +48,11 @@ type Options struct {
 	Placement []finding.Finding
 	// Apps holds the renders of Argo CD Applications' local sources.
 	Apps []argo.AppSource
+	// Shared indexes what the Applications of every unit of the run render,
+	// Unit is this render's index in it (app-shared-object across units);
+	// nil compares Apps alone.
+	Shared *argo.Ownership
+	Unit   int
 	// CRDs are CustomResourceDefinitions from outside the render (--crd).
 	CRDs []*yaml.RNode
 	// Waivers are the run's exceptions (the trusted config's), shared by
@@ -78,6 +83,8 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		Placement: opts.Placement,
 		Pinning:   opts.Pin,
 		Apps:      opts.Apps,
+		Shared:    opts.Shared,
+		Unit:      opts.Unit,
 		CRDs:      opts.CRDs,
 	}
 	if opts.Pin || cfg.Images.Digest == config.DigestVerify {

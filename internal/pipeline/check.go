@@ -44,6 +44,7 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		return nil, err
 	}
 	opts.DropTag = s.o.DropTag
+	opts.Shared, opts.Unit = res.ownership(), u.seq
 	var unpinned []images.Image
 	if pin && s.o.Lock != nil {
 		unpinned = lockImages(u.checked(), spec)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/imagelock"
@@ -138,7 +139,22 @@ type Result struct {
 	// warning (after Check).
 	FailOnWarning bool
 
-	s *session
+	s     *session
+	owned *argo.Ownership // what every unit's Applications render (ownership)
+}
+
+// ownership indexes, once, the objects the Applications and Flux objects
+// of every unit render, for app-shared-object across units: identities and
+// content hashes of the objects two owners render, never the renders.
+func (r *Result) ownership() *argo.Ownership {
+	if r.owned == nil {
+		apps := make([][]argo.AppSource, len(r.Units))
+		for i, u := range r.Units {
+			u.seq, apps[i] = i, u.apps
+		}
+		r.owned = argo.NewOwnership(apps)
+	}
+	return r.owned
 }
 
 // session is what the units of one run share.

@@ -48,6 +48,8 @@ type Unit struct {
 	apps []argo.AppSource
 	// expanded lists the ApplicationSets of this render that were expanded.
 	expanded []string
+	// seq is the unit's index in the run's Ownership (Result.ownership).
+	seq int
 }
 
 // Input names the unit as its findings' input does: "-k DIR", "-f FILE…",

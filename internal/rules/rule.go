@@ -94,6 +94,11 @@ type Context struct {
 	// Apps holds, for each Argo CD Application of the input whose source
 	// was rendered (--apps-root), that render.
 	Apps []argo.AppSource
+	// Shared indexes the objects the Applications of every unit of the run
+	// render (app-shared-object across units); Unit is this render's
+	// index in it. Nil: the rule indexes Apps alone.
+	Shared *argo.Ownership
+	Unit   int
 	// CRDs are CustomResourceDefinitions from outside the render (--crd,
 	// schema.crds), read by the shell; the schema rules use them.
 	CRDs []*yaml.RNode

@@ -1,0 +1,196 @@
+package argo
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+)
+
+// Owned is one object as one owner (an Argo CD Application, a Flux
+// Kustomization or HelmRelease) renders it for one cluster.
+type Owned struct {
+	// Key is the object's identity on its cluster: cluster, group, kind,
+	// namespace (the destination's applied) and name.
+	Key string
+	// Owner names the owner ("Application argocd/web", "Flux Kustomization
+	// flux-system/apps"); Source its source ("spec.source deploy/web").
+	Owner, Source string
+	// Cluster is the destination cluster; What names the object
+	// ("ConfigMap/settings (ns shop)").
+	Cluster, What string
+	// App is the owner object and Obj the rendered object.
+	App, Obj *yaml.RNode
+}
+
+// id is one owner's source's occurrence of an object.
+func (o Owned) id() string { return o.Key + "\x00" + o.Owner + "\x00" + o.Source }
+
+// EachOwned calls f on every object the renders of apps deploy, in order:
+// the renders that failed or were not rendered are left out, and so are
+// local config and Argo CD's own objects.
+func EachOwned(apps []AppSource, f func(Owned)) {
+	for _, as := range apps {
+		if as.Err != nil || as.Skipped != "" || len(as.Resources) == 0 {
+			continue
+		}
+		cluster, ns := destination(as.App)
+		o := Owned{Owner: ownerName(as.App), Source: sourceName(as), Cluster: cluster, App: as.App}
+		scope := NewScopeOf(as.Resources) // once per render: per object it is quadratic
+		for _, obj := range as.Resources {
+			if manifest.IsLocalConfig(obj) || IsArgoConfig(obj) {
+				continue
+			}
+			objNS := obj.GetNamespace()
+			if objNS == "" && !scope.Cluster(manifest.Kind(obj)) {
+				objNS = ns
+			}
+			group, _, _ := strings.Cut(obj.GetApiVersion(), "/")
+			if !strings.Contains(obj.GetApiVersion(), "/") {
+				group = ""
+			}
+			o.Key = strings.Join([]string{cluster, group, obj.GetKind(), objNS, obj.GetName()}, "\x00")
+			o.What = obj.GetKind() + "/" + obj.GetName()
+			if objNS != "" {
+				o.What += " (ns " + objNS + ")"
+			}
+			o.Obj = obj
+			f(o)
+		}
+	}
+}
+
+// Ownership indexes which owners render which objects across every unit of
+// a run (app-shared-object): two Applications in different renders (two -k
+// inputs, two children of an app of apps) deploy to the same cluster all
+// the same. It keeps, for the objects two owners render, their identities
+// and a hash of their content; never the renders themselves.
+type Ownership struct {
+	first map[string]firstOwner // object key → its first owner, over all units
+	at    map[string]occurrence // owner's source's object → where it first occurs
+}
+
+type firstOwner struct {
+	owner, source string
+	hash          [sha256.Size]byte
+}
+
+type occurrence struct {
+	unit int
+	hash [sha256.Size]byte
+}
+
+// NewOwnership indexes the renders of every unit's apps (units[i] is unit
+// i's gate.Options.Apps). Only objects that two owners render are kept.
+func NewOwnership(units [][]AppSource) *Ownership {
+	// First pass: which objects have two owners, with nothing but their keys.
+	firstBy := map[string]string{}
+	shared := map[string]bool{}
+	for _, apps := range units {
+		EachOwned(apps, func(o Owned) {
+			prev, ok := firstBy[o.Key]
+			switch {
+			case !ok:
+				firstBy[o.Key] = o.Owner
+			case prev != o.Owner:
+				shared[o.Key] = true
+			}
+		})
+	}
+	clear(firstBy)
+	// Second pass: their owners and content hashes.
+	own := &Ownership{first: map[string]firstOwner{}, at: map[string]occurrence{}}
+	for i, apps := range units {
+		EachOwned(apps, func(o Owned) {
+			if !shared[o.Key] {
+				return
+			}
+			h := sha256.Sum256([]byte(Body(o.Obj)))
+			if _, ok := own.first[o.Key]; !ok {
+				own.first[o.Key] = firstOwner{owner: o.Owner, source: o.Source, hash: h}
+			}
+			if _, ok := own.at[o.id()]; !ok {
+				own.at[o.id()] = occurrence{unit: i, hash: h}
+			}
+		})
+	}
+	return own
+}
+
+// Shared is what app-shared-object reports about o in unit: the first
+// owner of the same object when it is another owner and unit is where o
+// first occurs (each pair is reported once, in the unit of the later
+// owner), and whether both render it identically.
+func (own *Ownership) Shared(unit int, o Owned) (firstOwner, firstSource string, identical, ok bool) {
+	if own == nil {
+		return "", "", false, false
+	}
+	f, found := own.first[o.Key]
+	if !found || f.owner == o.Owner {
+		return "", "", false, false
+	}
+	at, found := own.at[o.id()]
+	if !found || at.unit != unit {
+		return "", "", false, false
+	}
+	return f.owner, f.source, at.hash == f.hash, true
+}
+
+// destination returns an owner's cluster and default namespace: an
+// Application's spec.destination server or name and namespace; a Flux
+// object's spec.kubeConfig secret (else the cluster it runs in) and
+// targetNamespace (else its own namespace).
+func destination(app *yaml.RNode) (cluster, namespace string) {
+	if IsApplication(app) {
+		cluster = manifest.Str(app, "spec.destination.server")
+		if cluster == "" {
+			cluster = manifest.Str(app, "spec.destination.name")
+		}
+		if cluster == "https://kubernetes.default.svc" || cluster == "in-cluster" {
+			cluster = "in-cluster"
+		}
+		return cluster, manifest.Str(app, "spec.destination.namespace")
+	}
+	cluster = "in-cluster"
+	if s := manifest.Str(app, "spec.kubeConfig.secretRef.name"); s != "" {
+		cluster = "kubeConfig " + app.GetNamespace() + "/" + s
+	}
+	namespace = manifest.Str(app, "spec.targetNamespace")
+	if namespace == "" {
+		namespace = app.GetNamespace()
+	}
+	return cluster, namespace
+}
+
+func ownerName(app *yaml.RNode) string {
+	kind := app.GetKind()
+	if !IsApplication(app) {
+		kind = "Flux " + kind
+	}
+	return kind + " " + app.GetNamespace() + "/" + app.GetName()
+}
+
+func sourceName(as AppSource) string {
+	if as.Index >= 0 {
+		return fmt.Sprintf("spec.sources[%d] %s", as.Index, as.Path)
+	}
+	if IsApplication(as.App) {
+		return "spec.source " + as.Path
+	}
+	return as.Path
+}
+
+// Body is the object as applied: its text without the annotations the
+// render adds to say where it came from.
+func Body(obj *yaml.RNode) string {
+	c := obj.Copy()
+	for k := range c.GetAnnotations() {
+		if strings.HasPrefix(k, "config.kubernetes.io/") || strings.HasPrefix(k, "internal.config.kubernetes.io/") || strings.HasPrefix(k, "kubectl-gate.dev/") {
+			_ = c.PipeE(yaml.ClearAnnotation(k))
+		}
+	}
+	return c.MustString()
+}
