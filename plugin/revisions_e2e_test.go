@@ -372,3 +372,62 @@ spec: {interval: 10m, path: ./teams/b, prune: true, targetNamespace: shared, sou
 		})
 	}
 }
+
+// A multi-source Application's Helm values from a $ref source are read at
+// the ref source's own targetRevision: Argo CD checks each source out at
+// its revision. Before, the ref was read from the checkout whatever it
+// named, so values on branch values-next (nginx:latest) passed because
+// main's were pinned.
+func TestE2ERevisionsHelmRef(t *testing.T) {
+	repo := commitRepo(t, map[string]string{
+		"charts/web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"charts/web/values.yaml":               "image: nginx@" + pinnedDigest + "\n",
+		"charts/web/templates/deployment.yaml": waiveDeployment("web", "{{ .Values.image }}", ""),
+		"values/prod.yaml":                     "image: nginx@" + pinnedDigest + "\n",
+	})
+	next := branchCommit(t, repo, "values-next", map[string]string{"values/prod.yaml": "image: nginx:latest\n"})
+	tmp := t.TempDir()
+	app := func(chartRev, valuesRev string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web, namespace: argocd}
+spec:
+  project: default
+  sources:
+  - repoURL: ` + revRepoURL + `
+    targetRevision: "` + chartRev + `"
+    path: charts/web
+    helm: {valueFiles: [$values/values/prod.yaml]}
+  - {repoURL: ` + revRepoURL + `, targetRevision: "` + valuesRev + `", ref: values}
+  destination: {server: https://kubernetes.default.svc, namespace: shop}
+`
+	}
+	for _, tc := range []struct {
+		chartRev, valuesRev string
+		code                int
+		want                []string
+	}{
+		{"main", "main", 0, nil},
+		{"HEAD", "", 0, nil},
+		// The values at their own revision: red, though the chart is main's.
+		{"main", "values-next", 1, []string{"nginx:latest"}},
+		{"main", next[:12], 1, []string{"nginx:latest"}},
+		// The chart at another revision, the values at the checkout's.
+		{"values-next", "main", 0, nil},
+		// A ref revision the history does not have: no verdict naming it.
+		{"main", "values-gone", 3, []string{"the ref source values cannot be read", `spec.sources[1] (ref values): revision values-gone is not the checkout's revision`}},
+	} {
+		testutil.WriteFiles(t, repo, map[string]string{"apps/web.yaml": app(tc.chartRev, tc.valuesRev)})
+		r := gateIn(t, repo, tmp, "check", "-f", "apps/", "--apps-root", ".", "--repo-url", revRepoURL)
+		noRevWorktreeLeft(t, repo, tmp)
+		if r.Code != tc.code {
+			t.Errorf("chart at %q, values at %q: exit %d, want %d\n%s%s", tc.chartRev, tc.valuesRev, r.Code, tc.code, r.Stdout, r.Stderr)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.Stdout+r.Stderr, w) {
+				t.Errorf("chart at %q, values at %q: output lacks %q\n%s%s", tc.chartRev, tc.valuesRev, w, r.Stdout, r.Stderr)
+			}
+		}
+	}
+}

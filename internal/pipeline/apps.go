@@ -202,7 +202,9 @@ func (a *expander) plan(ctx context.Context, u *Unit) []*Unit {
 				continue
 			}
 			spec, err := render.LocalSource(at.Root, app, src)
-			spec.Refs = render.RefRoots(at.Root, a.remotes, app)
+			var refNote string
+			spec.Refs, spec.RefWhy, refNote = a.refRoots(ctx, app)
+			as.Assumed = joinNotes(as.Assumed, refNote)
 			as.Path = filepath.ToSlash(spec.Dir)
 			if at.Label != "" {
 				as.Path = filepath.ToSlash(filepath.Join(root, filepath.FromSlash(src.Path))) + " at " + at.Label

@@ -9,7 +9,9 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/gitrev"
+	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
@@ -209,4 +211,28 @@ func (r *revisions) close() error {
 		}
 	}
 	return first
+}
+
+// refRoots maps the ref: names of an Application's sources that are the
+// checkout's repository to the directory that stands for --apps-root at
+// each one's own targetRevision, for "$ref/…" Helm value files: Argo CD
+// reads a ref source at its revision, not at the revision of the chart
+// source that names it. A ref whose revision the local history cannot
+// render is in why instead (the values file is then no verdict). note is
+// the info line of a checkout without git history taken for a revision.
+func (a *expander) refRoots(ctx context.Context, app *yaml.RNode) (roots, why map[string]string, note string) {
+	roots, why = map[string]string{}, map[string]string{}
+	for _, s := range argo.Sources(app) {
+		if s.Ref == "" || s.Chart != "" || render.SkipSource(a.s.in.AppsRoot, a.remotes, s) != "" {
+			continue
+		}
+		at := a.s.revs.argo(ctx, s.TargetRevision)
+		note = joinNotes(note, at.Assumed)
+		if at.Why != "" {
+			why[s.Ref] = fmt.Sprintf("%s (ref %s): %s", s.Field, s.Ref, at.Why)
+			continue
+		}
+		roots[s.Ref] = at.Root
+	}
+	return roots, why, note
 }

@@ -29,10 +29,15 @@ type ArgoSource struct {
 	HelmSpec  *yaml.RNode
 	Namespace string
 	// Root is the checkout the source lies in; Refs maps the ref: names of
-	// the Application's other sources that are this checkout to its root,
-	// for "$ref/…" Helm value files.
-	Root string
-	Refs map[string]string
+	// the Application's other sources that are this checkout's repository
+	// to its root at each one's own targetRevision (the checkout, or a
+	// worktree of that revision), for "$ref/…" Helm value files. RefWhy
+	// says why a ref source of this repository cannot be read (its
+	// revision is not in the local history): a values file from it fails
+	// the render, never falls back to the checkout.
+	Root   string
+	Refs   map[string]string
+	RefWhy map[string]string
 }
 
 // SkipError says that a source is of a kind the gate does not render (a Helm

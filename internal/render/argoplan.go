@@ -62,19 +62,6 @@ func LocalSource(root string, app *yaml.RNode, src argo.Source) (ArgoSource, err
 	return spec, nil
 }
 
-// RefRoots maps the ref: names of an Application's sources that are the
-// checkout at root to root, for Helm "$ref/…" value files (Argo CD resolves
-// them against the root of the ref source's repository).
-func RefRoots(root string, remotes []string, app *yaml.RNode) map[string]string {
-	refs := map[string]string{}
-	for _, s := range argo.Sources(app) {
-		if s.Ref != "" && s.Chart == "" && SkipSource(root, remotes, s) == "" {
-			refs[s.Ref] = root
-		}
-	}
-	return refs
-}
-
 // SourceKey identifies a render: the directory, the Application's
 // overrides, and the Application's name when a parameter file names it.
 func SourceKey(s ArgoSource) string {
@@ -83,7 +70,7 @@ func SourceKey(s ArgoSource) string {
 	fmt.Fprintf(&b, "%s|%t|%t", abs, s.Helm, s.Plugin)
 	if s.Helm || s.HelmSpec != nil || helm.IsChart(s.Dir) {
 		// A chart renders per release name and namespace.
-		fmt.Fprintf(&b, "|%s|%s|%v", s.App, s.Namespace, s.Refs)
+		fmt.Fprintf(&b, "|%s|%s|%v|%v", s.App, s.Namespace, s.Refs, s.RefWhy)
 	}
 	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory, s.HelmSpec} {
 		if n != nil {

@@ -101,6 +101,9 @@ func (s ArgoSource) valuePath(f string) (string, error) {
 	}
 	if ref, rest, ok := strings.Cut(f, "/"); ok && strings.HasPrefix(ref, "$") {
 		root, known := s.Refs[strings.TrimPrefix(ref, "$")]
+		if why, ok := s.RefWhy[strings.TrimPrefix(ref, "$")]; ok && !known {
+			return "", fmt.Errorf("Helm valueFiles %q: the ref source %s cannot be read: %s", f, strings.TrimPrefix(ref, "$"), why)
+		}
 		if !known {
 			return "", fmt.Errorf("Helm valueFiles %q: no source with ref %s in this checkout", f, strings.TrimPrefix(ref, "$"))
 		}
