@@ -55,6 +55,8 @@ bench: build bench-tools policy-tools $(HELM)
 	bash .ci/bench.sh
 	@# Helm: render + check of a 500-object chart, --chart vs helm template | check -f -
 	GATE="$(BIN)/kubectl-gate" HELM="$(HELM)" bash .ci/bench-helm.sh
+	@# diff --base on 200 Applications, one changed, vs one app + git, vs everything twice (issue 20)
+	GO="$(GO)" GATE="$(BIN)/kubectl-gate" bash .ci/bench-diff.sh
 
 bench-tools: $(CRANE) $(CONFTEST) $(KUBECONFORM) bench-kubectl-validate
 

@@ -11,9 +11,11 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/diff"
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gitrev"
 	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
+	"github.com/kubectl-gate/kubectl-gate/internal/waiver"
 )
 
 // diffOptions are diff's own flags.
@@ -72,14 +74,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 			}
 		}()
 		label := fmt.Sprintf("%s (%.12s)", d.base, wt.Rev)
-		// The head first: with --apps-root, the base takes from it the
-		// renders of the apps nothing changed for (pipeline.Reuse).
-		headRun := side(ctx, o, base, version, cwd, cwd, "working tree", nil)
-		reuse := reuseFor(ctx, o, headRun, top, wt.Rev, s.Err)
-		// The base worktree stands for the head's branch: sources
-		// tracking it render from the base, as they do from the head.
-		o.checkoutBranch = headBranch(ctx, top)
-		baseRun := side(ctx, o, base, version, filepath.Join(wt.Dir, rel), cwd, label, reuse)
+		baseRun, headRun := sides(ctx, o, base, version, cwd, filepath.Join(wt.Dir, rel), label, top, wt.Rev, s.Err)
 		done <- diff.Compare(baseRun, headRun, o.kubernetesVersion)
 	}()
 	var rep *diff.Report
@@ -224,36 +219,80 @@ func headBranch(ctx context.Context, top string) string {
 	return c.Branch
 }
 
-// side runs the pipeline on the inputs from dir: the same relative paths
-// name the same inputs at both revisions, so the run changes into dir and
-// back to home. A directory the revision lacks is no verdict for that side.
-func side(ctx context.Context, o *options, base *config.Object, version, dir, home, label string, reuse *pipeline.Reuse) diff.Run {
-	run := diff.Run{Label: label}
+// sides plans both runs, then checks them: the head first, so that with
+// --apps-root the base takes from it the renders of the apps nothing
+// changed for (pipeline.Reuse), and neither side checks those apps (their
+// findings cannot differ). The same relative paths name the same inputs
+// at both revisions: each step runs in its side's directory (head, the
+// working directory, or baseDir in the worktree) and changes back to head.
+func sides(ctx context.Context, o *options, cfg *config.Object, version, head, baseDir, label, top, rev string, w io.Writer) (baseRun, headRun diff.Run) {
+	headRun, baseRun = diff.Run{Label: "working tree"}, diff.Run{Label: label}
+	headRes, err := plan(ctx, o, cfg, version, head, head, nil)
+	if err != nil {
+		headRun.Err = fmt.Errorf("working tree: %w", err)
+	}
+	reuse := reuseFor(ctx, o, headRes, top, rev, w)
+	// The base worktree stands for the head's branch: sources tracking
+	// it render from the base, as they do from the head.
+	o.checkoutBranch = headBranch(ctx, top)
+	if err := os.Chdir(baseDir); err != nil {
+		baseRun.Err = fmt.Errorf("%s: the working directory does not exist at this revision: %w", label, err)
+	} else if baseRes, err := plan(ctx, o, cfg, version, baseDir, head, reuse); err != nil {
+		baseRun.Err = fmt.Errorf("%s: %w", label, err)
+	} else {
+		baseRun.Result = baseRes
+	}
+	unchecked := 0
+	if reuse != nil && baseRun.Result != nil {
+		unchecked = reuse.Unchecked()
+	}
+	if unchecked > 0 {
+		fmt.Fprintf(w, "kubectl gate: INFO: %d app(s) neither rendered again nor checked: neither their Application nor a file they read changed, so their findings are the same at both revisions; exception-unused is not judged in this diff\n", unchecked)
+	}
+	if headRes != nil {
+		headRun.Result, headRun.Report = headRes, check(ctx, o, headRes, head, head, unchecked > 0)
+	}
+	if baseRun.Result != nil {
+		baseRun.Report = check(ctx, o, baseRun.Result, baseDir, head, unchecked > 0)
+	}
+	return baseRun, headRun
+}
+
+// plan plans the inputs from dir and changes back to home.
+func plan(ctx context.Context, o *options, cfg *config.Object, version, dir, home string, reuse *pipeline.Reuse) (*pipeline.Result, error) {
 	if err := os.Chdir(dir); err != nil {
-		run.Err = fmt.Errorf("%s: the working directory does not exist at this revision: %w", label, err)
-		return run
+		return nil, fmt.Errorf("the working directory does not exist at this revision: %w", err)
 	}
 	defer os.Chdir(home)
-	po := o.pipelineOptions(base, version, nil)
+	po := o.pipelineOptions(cfg, version, nil)
 	po.Reuse = reuse
-	res, err := pipeline.Run(ctx, o.inputs(nil), po)
-	if err != nil {
-		run.Err = fmt.Errorf("%s: %w", label, err)
-		return run
+	return pipeline.Plan(ctx, o.inputs(nil), po)
+}
+
+// check checks a planned run from dir and returns its report; partial
+// (apps left unchecked) drops exception-unused, which only a run that
+// checked everything can say.
+func check(ctx context.Context, o *options, res *pipeline.Result, dir, home string, partial bool) *finding.Report {
+	if err := os.Chdir(dir); err == nil {
+		defer os.Chdir(home)
 	}
-	run.Result, run.Report = res, res.Report()
-	o.nameFlags(run.Report)
-	return run
+	res.Check(ctx)
+	rep := res.Report()
+	o.nameFlags(rep)
+	if partial {
+		rep.Findings = slices.DeleteFunc(rep.Findings, func(f finding.Finding) bool { return f.Rule == waiver.RuleUnused })
+	}
+	return rep
 }
 
 // reuseFor is what the base run may take from the head's, with
 // --apps-root: the renders of the Application sources that neither their
 // Application nor a changed file can have changed (pipeline.NewReuse). It
-// is nil (everything is rendered again) without --apps-root, when the
-// head has no result, or when git cannot list the changed files (said on
-// w). Call it in the head's working directory.
-func reuseFor(ctx context.Context, o *options, head diff.Run, top, rev string, w io.Writer) *pipeline.Reuse {
-	if o.appsRoot == "" || head.Result == nil {
+// is nil (everything is rendered and checked again) without --apps-root,
+// when the head has no result, or when git cannot list the changed files
+// (said on w). Call it in the head's working directory.
+func reuseFor(ctx context.Context, o *options, head *pipeline.Result, top, rev string, w io.Writer) *pipeline.Reuse {
+	if o.appsRoot == "" || head == nil {
 		return nil
 	}
 	changed, err := diff.ChangedPaths(ctx, top, rev)
@@ -261,7 +300,7 @@ func reuseFor(ctx context.Context, o *options, head diff.Run, top, rev string, w
 		fmt.Fprintf(w, "kubectl gate: INFO: every app is rendered again at the base: %v\n", err)
 		return nil
 	}
-	return pipeline.NewReuse(head.Result, changed)
+	return pipeline.NewReuse(head, changed)
 }
 
 // writeDiff prints the report in its format; markdown with --split writes

@@ -58,8 +58,8 @@ func appsCommits() []map[string]string {
 
 // TestE2EDiffOnlyWhatChanged: with --apps-root, diff --base renders at the
 // base only the apps whose render can have changed; blog, which nothing
-// touched, is listed unchanged and not rendered again (in every format),
-// its exception still counts as used; shop's image change and cart's lost
+// touched, is listed unchanged and neither rendered again nor checked (in
+// every format; its exception is not called unused); shop's image change and cart's lost
 // ConfigMap (read through a component that contributes nothing at head)
 // are shown.
 func TestE2EDiffOnlyWhatChanged(t *testing.T) {
@@ -88,8 +88,8 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 	}
 	text := outputs["text"]
 	for _, s := range []string{
-		"findings: 1 new (1 error(s)), 0 fixed, 1 unchanged",
-		"(1 not rendered again: neither their Application nor a file they read changed)",
+		"findings: 1 new (1 error(s)), 0 fixed, 0 unchanged",
+		"(1 neither rendered again nor checked: nothing they read changed)",
 		`"ghcr.io/shop/web:1.4@` + pinnedDigest + `" → "ghcr.io/shop/web:1.5"`,
 		"- ConfigMap shop/cart-common",
 		"unchanged: -k apps; Application argocd/blog spec.source source blog/overlays/prod",
@@ -98,8 +98,11 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", s, text)
 		}
 	}
+	if r := gateIn(t, repo, tmp, args...); !strings.Contains(r.Stderr, "INFO: 1 app(s) neither rendered again nor checked") {
+		t.Errorf("stderr does not say that one app was not checked:\n%s", r.Stderr)
+	}
 	if strings.Contains(text, "exception-unused") {
-		t.Errorf("the exception of the app not rendered again counts as unused at the base:\n%s", text)
+		t.Errorf("the exception of the app not checked again is called unused:\n%s", text)
 	}
 	var doc struct {
 		Counts struct {
@@ -118,11 +121,11 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 		again[strings.Fields(u.Input)[1]] = u.NotRenderedAgain
 	}
 	if doc.Counts.NotRenderedAgain != 1 || !again["argocd/blog"] || again["argocd/shop"] || again["argocd/cart"] {
-		t.Errorf("json: want only blog not rendered again:\n%s", outputs["json"])
+		t.Errorf("json: want only blog neither rendered again nor checked:\n%s", outputs["json"])
 	}
 	for _, f := range []string{"markdown", "html"} {
-		if !strings.Contains(outputs[f], "1 not rendered again") || !strings.Contains(outputs[f], "argocd/blog") {
-			t.Errorf("-o %s does not list blog as unchanged and not rendered again:\n%s", f, outputs[f])
+		if !strings.Contains(outputs[f], "1 neither rendered again nor checked") || !strings.Contains(outputs[f], "argocd/blog") {
+			t.Errorf("-o %s does not list blog as unchanged and not checked:\n%s", f, outputs[f])
 		}
 	}
 }

@@ -50,8 +50,9 @@ type Counts struct {
 	Changed   int `json:"objectsChanged"`
 	// UnchangedUnits counts the inputs and apps with no change at all.
 	UnchangedUnits int `json:"unchangedUnits"`
-	// NotRenderedAgain counts the apps whose base render was taken from
-	// the head's: neither their Application nor a file they read changed.
+	// NotRenderedAgain counts the apps neither rendered again nor checked
+	// (pipeline.Reuse): neither their Application nor a file they read
+	// changed, so their findings cannot differ.
 	NotRenderedAgain int `json:"notRenderedAgain"`
 }
 
@@ -66,8 +67,9 @@ type UnitChange struct {
 	Unchanged []finding.Finding `json:"unchanged,omitempty"`
 	// Status is "" or why the side could not be compared ("not at base").
 	Status string `json:"status,omitempty"`
-	// NotRenderedAgain is set when the base's render of the app was taken
-	// from the head's (pipeline.Reuse): nothing it reads changed.
+	// NotRenderedAgain is set when the app was neither rendered again nor
+	// checked (pipeline.Reuse): nothing it reads changed, and its findings,
+	// the same at both revisions, are not listed.
 	NotRenderedAgain bool `json:"notRenderedAgain,omitempty"`
 }
 
@@ -111,7 +113,8 @@ func Compare(base, head Run, kubernetesVersion string) *Report {
 				uc.Status = "no verdict at base: " + b.Err.Error()
 				uc.Objects = Objects(nil, u.Resources)
 			case base.Result.Reused(b):
-				uc.NotRenderedAgain = true
+				// The same render: no object differs.
+				uc.NotRenderedAgain = base.Result.Unchecked(b)
 			default:
 				uc.Objects = Objects(b.Resources, u.Resources)
 			}

@@ -29,7 +29,7 @@ func (r *Report) Markdown(limit int, split bool) []string {
 	if len(same) > 0 {
 		again := ""
 		if n := r.Counts.NotRenderedAgain; n > 0 {
-			again = fmt.Sprintf(" (%d not rendered again: neither their Application nor a file they read changed)", n)
+			again = fmt.Sprintf(" (%d neither rendered again nor checked: nothing they read changed)", n)
 		}
 		sections = append(sections, fmt.Sprintf("<details><summary>%d unchanged input(s)/app(s)%s</summary>\n\n%s\n\n</details>\n", len(same), again, mdEscape(strings.Join(same, ", "))))
 	}

@@ -20,7 +20,7 @@ func (r *Report) Headline() string {
 	line := fmt.Sprintf("findings: %d new (%d error(s)), %d fixed, %d unchanged · objects: %d added, %d removed, %d changed · %d input(s)/app(s) unchanged",
 		c.New, c.NewErrors, c.Fixed, c.Unchanged, c.Added, c.Removed, c.Changed, c.UnchangedUnits)
 	if c.NotRenderedAgain > 0 {
-		line += fmt.Sprintf(" (%d not rendered again: neither their Application nor a file they read changed)", c.NotRenderedAgain)
+		line += fmt.Sprintf(" (%d neither rendered again nor checked: nothing they read changed)", c.NotRenderedAgain)
 	}
 	return line
 }

@@ -25,9 +25,6 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		return nil, err
 	}
 	res.FailOnWarning = res.FailOnWarning || spec.FailOnWarning()
-	if rep, ok := s.reusedReport(u); ok {
-		return rep, nil
-	}
 	if spec.Render.RemoteDenied() && len(u.remote) > 0 {
 		// An in-tree Gate that denies remote resources is read after the
 		// render that fetched them: the render is refused all the same.

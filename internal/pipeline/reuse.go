@@ -19,9 +19,9 @@ import (
 )
 
 // Reuse lets a run of the inputs at another revision (diff --base) take an
-// Application source's render, and its report, from a run of the same
-// inputs in the working tree instead of rendering it again: only when the
-// render cannot have changed. That is, when the source is the same (the
+// Application source's render from a run of the same inputs in the working
+// tree instead of rendering it again, and lets both runs leave it
+// unchecked (Unchecked): only when the render cannot have changed. That is, when the source is the same (the
 // directory, the Application's name and its kustomize:/directory: fields)
 // and no changed path lies in a directory the render can read. The
 // directories are the kustomization tree walked from the source (every
@@ -35,10 +35,11 @@ import (
 // symlink, a file outside the tree, --load-restrictor
 // LoadRestrictionsNone, KRM functions, and Flux objects.
 type Reuse struct {
-	prior  map[string]*Unit // reusable units of the prior run by sourceKey
-	Why    map[string]string
-	mu     sync.Mutex
-	reused map[*Unit]*Unit
+	prior     map[string]*Unit // reusable units of the prior run by sourceKey
+	Why       map[string]string
+	mu        sync.Mutex
+	reused    map[*Unit]*Unit
+	unchecked map[*Unit]bool
 }
 
 // NewReuse returns what a run may take from prior, a run in the current
@@ -47,7 +48,7 @@ type Reuse struct {
 // below it changed). Units it may not take are named in Why, with the
 // reason.
 func NewReuse(prior *Result, changed []string) *Reuse {
-	r := &Reuse{prior: map[string]*Unit{}, Why: map[string]string{}, reused: map[*Unit]*Unit{}}
+	r := &Reuse{prior: map[string]*Unit{}, Why: map[string]string{}, reused: map[*Unit]*Unit{}, unchecked: map[*Unit]bool{}}
 	if prior == nil || prior.s == nil || prior.s.in.AppsRoot == "" {
 		return r
 	}
@@ -87,6 +88,16 @@ func (r *Result) Reused(u *Unit) bool {
 		return false
 	}
 	return r.s.o.Reuse.of(u) != nil
+}
+
+// Unchecked reports whether the run left u unchecked, in this run and the
+// prior one, because nothing it reads changed (Reuse.Unchecked): its empty
+// report says nothing about it.
+func (r *Result) Unchecked(u *Unit) bool {
+	if r.s == nil || r.s.o.Reuse == nil {
+		return false
+	}
+	return r.s.o.Reuse.IsUnchecked(u)
 }
 
 func (r *Reuse) of(u *Unit) *Unit {
@@ -193,22 +204,36 @@ func (s *session) reuse(u *Unit) bool {
 	return true
 }
 
-// reusedReport returns the prior run's report of a unit whose render was
-// reused, when the report depends on nothing else: the unit deploys no
-// Application or Flux object of its own and is named the same. The
-// exceptions its findings used count as used in this run too.
-func (s *session) reusedReport(u *Unit) (*finding.Report, bool) {
-	if s.o.Reuse == nil {
-		return nil, false
+// Unchecked marks, after both runs were planned (the prior, then this
+// one with Options.Reuse), the units neither run needs to check: an
+// Application source whose render this run took from the prior run, named
+// the same in both, deploying no Application or Flux object of its own
+// (whose rules would judge renders that may have changed). Nothing it
+// reads changed, so its findings are the same in both runs: it is given an
+// empty report in both, and Result.Unchecked lists it. It returns how many
+// it marked.
+func (r *Reuse) Unchecked() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for u, p := range r.reused {
+		if u.Report != nil || u.Err != nil || len(p.apps) > 0 || len(p.expanded) > 0 || len(u.apps) > 0 || len(u.expanded) > 0 || p.Input() != u.Input() {
+			continue
+		}
+		u.Report = &finding.Report{Resources: len(u.Resources)}
+		p.Report = &finding.Report{Resources: len(p.Resources)}
+		r.unchecked[u], r.unchecked[p] = true, true
+		n++
 	}
-	p := s.o.Reuse.of(u)
-	if p == nil || p.Report == nil || len(p.apps) > 0 || len(p.expanded) > 0 || len(u.apps) > 0 || len(u.expanded) > 0 || p.Input() != u.Input() {
-		return nil, false
-	}
-	rep := *p.Report
-	rep.Findings = slices.Clone(p.Report.Findings)
-	s.waivers.MarkUsed(rep.Findings, u.owners())
-	return &rep, true
+	return n
+}
+
+// IsUnchecked reports whether the unit was left unchecked because nothing it
+// reads changed (Reuse.Unchecked): its empty report says nothing.
+func (r *Reuse) IsUnchecked(u *Unit) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.unchecked[u]
 }
 
 // maxKustomizationBytes bounds a kustomization file the walk reads.

@@ -256,26 +256,3 @@ func inTreeIgnored(obj *config.Object) []finding.Finding {
 		Field:       &finding.Field{Path: "spec.exceptions"},
 		Message:     fmt.Sprintf("the in-tree %s %s sets %s: ignored, an in-tree Gate may only tighten; exceptions belong in the trusted --config", obj.Kind, obj.Metadata.Name, what)}}
 }
-
-// MarkUsed counts the exceptions that match fs as used, as Apply would,
-// without changing the findings: for findings Apply already marked in
-// another run (diff --base takes an unchanged render's report from the
-// working tree's run), so this run's Audit does not call them unused.
-func (s *Set) MarkUsed(fs []finding.Finding, owners []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, f := range fs {
-		if f.Severity == finding.SeverityInfo || (f.Suppressed != nil && f.Suppressed.Kind != finding.SuppressedByException) {
-			continue
-		}
-		for _, e := range s.entries {
-			if e.expired || !slices.Contains(e.Rules, f.Rule) || !matches(e.Match, f, owners) {
-				continue
-			}
-			e.used = true
-			if f.Suppressed != nil {
-				break
-			}
-		}
-	}
-}
