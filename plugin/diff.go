@@ -247,7 +247,7 @@ func sides(ctx context.Context, o *options, cfg *config.Object, version, head, b
 		unchecked = reuse.Unchecked()
 	}
 	if unchecked > 0 {
-		fmt.Fprintf(w, "kubectl gate: INFO: %d app(s) neither rendered again nor checked: neither their Application nor a file they read changed, so their findings are the same at both revisions; exception-unused is not judged in this diff\n", unchecked)
+		fmt.Fprintf(w, "kubectl gate: INFO: %d app(s) neither rendered again nor checked: neither their Application nor a file they read changed, so their findings are the same at both revisions; exception-unused and the checks' no-verdicts (image-resolve) are not judged in them\n", unchecked)
 	}
 	if headRes != nil {
 		headRun.Result, headRun.Report = headRes, check(ctx, o, headRes, head, head, unchecked > 0)

@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,7 +102,7 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 	if r := gateIn(t, repo, tmp, args...); !strings.Contains(r.Stderr, "INFO: 1 app(s) neither rendered again nor checked") {
 		t.Errorf("stderr does not say that one app was not checked:\n%s", r.Stderr)
 	}
-	if strings.Contains(text, "exception-unused") {
+	if strings.Contains(text, "[exception-unused]") || strings.Contains(outputs["json"], `"exception-unused"`) {
 		t.Errorf("the exception of the app not checked again is called unused:\n%s", text)
 	}
 	var doc struct {
@@ -126,6 +127,14 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 	for _, f := range []string{"markdown", "html"} {
 		if !strings.Contains(outputs[f], "1 neither rendered again nor checked") || !strings.Contains(outputs[f], "argocd/blog") {
 			t.Errorf("-o %s does not list blog as unchanged and not checked:\n%s", f, outputs[f])
+		}
+	}
+	// Every human format says what the diff did not judge in blog.
+	for _, f := range []string{"text", "markdown", "html"} {
+		for _, s := range []string{"1 app(s) unchanged: not rendered again or checked", "exception-unused", "image-resolve"} {
+			if !strings.Contains(outputs[f], s) {
+				t.Errorf("-o %s does not say %q:\n%s", f, s, outputs[f])
+			}
 		}
 	}
 }
@@ -158,6 +167,120 @@ func TestE2ESelftestWaivedMutant(t *testing.T) {
 		waived := strings.Contains(r.Stderr, "spec.exceptions[0] (owner team-shop, expires 2999-12-31, reason: vendor publishes tags only (OPS-12)) waives it: while that waiver stands, rule image-digest cannot stop a change to this object")
 		if waived != (c.code == 1) || strings.Contains(r.Stdout, "image-digest") && c.code == 1 && !strings.Contains(r.Stdout, "WAIVED") {
 			t.Errorf("exception for %s: waived message %t\n%s%s", c.rule, waived, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+// TestE2EDiffSharedFiles: with --apps-root, a changed file that several
+// apps read marks each of them as changed, whatever the way it is read: a
+// base two overlays share (alpha, beta), a chart's values file (web, a
+// Helm source) and a base reached through a directory symlink (linked).
+// Only gamma, which read none of them, is left unchecked.
+func TestE2EDiffSharedFiles(t *testing.T) {
+	overlay := func(app, base string) string {
+		return "resources: [" + base + "]\nnamePrefix: " + app + "-\n"
+	}
+	chart := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: '{{ .Values.image }}'}]}\n"
+	base := map[string]string{
+		"apps/kustomization.yaml":                 "resources: [alpha.yaml, beta.yaml, gamma.yaml, web.yaml, linked.yaml]\n",
+		"apps/alpha.yaml":                         diffApp("alpha", "alpha/overlays/prod"),
+		"apps/beta.yaml":                          diffApp("beta", "beta/overlays/prod"),
+		"apps/gamma.yaml":                         diffApp("gamma", "gamma/overlays/prod"),
+		"apps/web.yaml":                           diffApp("web", "charts/web"),
+		"apps/linked.yaml":                        diffApp("linked", "linked/overlays/prod"),
+		"shared/base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"shared/base/deploy.yaml":                 waiveDeployment("api", "ghcr.io/shop/api:1.0@"+pinnedDigest, ""),
+		"alpha/overlays/prod/kustomization.yaml":  overlay("alpha", "../../../shared/base"),
+		"beta/overlays/prod/kustomization.yaml":   overlay("beta", "../../../shared/base"),
+		"gamma/base/kustomization.yaml":           "resources: [deploy.yaml]\n",
+		"gamma/base/deploy.yaml":                  waiveDeployment("gamma", "ghcr.io/shop/gamma:1.0@"+pinnedDigest, ""),
+		"gamma/overlays/prod/kustomization.yaml":  overlay("gamma", "../../base"),
+		"charts/web/Chart.yaml":                   "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"charts/web/values.yaml":                  "image: ghcr.io/shop/web:1.0@" + pinnedDigest + "\n",
+		"charts/web/templates/deploy.yaml":        chart,
+		"linked/overlays/prod/kustomization.yaml": overlay("linked", "shared"),
+	}
+	head := map[string]string{
+		"shared/base/deploy.yaml": waiveDeployment("api", "ghcr.io/shop/api:1.1@"+pinnedDigest, ""),
+		"charts/web/values.yaml":  "image: ghcr.io/shop/web:1.1@" + pinnedDigest + "\n",
+	}
+	// linked/overlays/prod/shared → ../../../shared/base, committed with
+	// the base.
+	repo := commitRepo(t, map[string]string{"README.md": "apps\n"})
+	if err := os.MkdirAll(filepath.Join(repo, "linked/overlays/prod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../shared/base", filepath.Join(repo, "linked/overlays/prod/shared")); err != nil {
+		t.Fatal(err)
+	}
+	commitTo(t, repo, base)
+	commitTo(t, repo, head)
+	tmp := t.TempDir()
+	r := gateIn(t, repo, tmp, "diff", "--base", "HEAD~1", "-k", "apps", "--apps-root", ".", "--repo-url", diffRepo, "-o", "json")
+	noWorktreeLeft(t, repo, tmp)
+	if r.Code != 0 {
+		t.Fatalf("exit %d, want 0 (images changed, pinned both times)\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var doc struct {
+		Counts struct {
+			NotRenderedAgain int `json:"notRenderedAgain"`
+		}
+		Units []struct {
+			Input            string
+			NotRenderedAgain bool `json:"notRenderedAgain"`
+			Objects          []struct {
+				Object struct{ Kind, Name string }
+				Fields []struct{ Path, Head string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.Stdout)
+	}
+	changed := map[string]string{}
+	for _, u := range doc.Units {
+		f := strings.Fields(u.Input)
+		if len(f) < 2 || f[0] != "Application" {
+			continue
+		}
+		app := f[1]
+		if u.NotRenderedAgain {
+			changed[app] = "unchecked"
+			continue
+		}
+		for _, o := range u.Objects {
+			for _, fl := range o.Fields {
+				if strings.Contains(fl.Path, "image") && strings.Contains(fl.Head, ":1.1@") {
+					changed[app] = o.Object.Kind + " " + o.Object.Name
+				}
+			}
+		}
+	}
+	want := map[string]string{
+		"argocd/alpha": "Deployment alpha-api", "argocd/beta": "Deployment beta-api",
+		"argocd/web": "Deployment web", "argocd/linked": "Deployment linked-api",
+		"argocd/gamma": "unchecked",
+	}
+	for app, w := range want {
+		if changed[app] != w {
+			t.Errorf("%s: %q, want %q", app, changed[app], w)
+		}
+	}
+	if doc.Counts.NotRenderedAgain != 1 {
+		t.Errorf("notRenderedAgain %d, want 1 (gamma)\n%s", doc.Counts.NotRenderedAgain, r.Stdout)
+	}
+}
+
+// commitTo writes files over the repository's tree and commits them.
+func commitTo(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	testutil.WriteFiles(t, dir, files)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "commit"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
 }

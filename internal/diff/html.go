@@ -79,6 +79,7 @@ code,pre{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;word-break:br
 <p>{{.RendererLine}}</p>
 {{range .BaseNoVerdict}}<p class="nv">base has no verdict, so every finding counts as new: {{.}}</p>{{end}}
 {{range .HeadNoVerdict}}<p class="nv"><b>no verdict at head</b>: {{.}}</p>{{end}}
+{{with .UncheckedNote}}<p id="unchecked">{{.}}</p>{{end}}
 {{range .Units}}{{if not .Empty}}{{with .View}}
 <section class="unit"><h2>{{.Unit.Input}}</h2>
 {{if .Unit.Status}}<p><i>{{.Unit.Status}}</i></p>{{end}}

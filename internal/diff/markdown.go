@@ -107,6 +107,9 @@ func (r *Report) markdownHead() string {
 	for _, s := range r.HeadNoVerdict {
 		fmt.Fprintf(&b, "> **no verdict at head**: %s\n\n", mdEscape(s))
 	}
+	if note := r.UncheckedNote(); note != "" {
+		fmt.Fprintf(&b, "> %s\n\n", mdEscape(note))
+	}
 	return b.String()
 }
 

@@ -25,6 +25,20 @@ func (r *Report) Headline() string {
 	return line
 }
 
+// UncheckedNote says, when apps were left out (--apps-root: neither their
+// Application nor a file they read changed), what the diff did not judge
+// in them, else "". Their findings are the same at both revisions, so
+// none is new; but what only a check can say is not said: an exception
+// that waived nothing there (exception-unused) and a check that could not
+// finish there (image-resolve and the other no-verdicts of the checks).
+func (r *Report) UncheckedNote() string {
+	n := r.Counts.NotRenderedAgain
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d app(s) unchanged: not rendered again or checked, at either revision (neither their Application nor a file they read changed, so their findings are the same at both); exception-unused and the checks' no-verdicts (image-resolve) are not judged in them (kubectl gate check judges every app)", n)
+}
+
 // RendererLine names the renderers in one line.
 func (r *Report) RendererLine() string {
 	keys := make([]string, 0, len(r.Renderers))
@@ -55,6 +69,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, s := range r.HeadNoVerdict {
 		fmt.Fprintf(&b, "NO VERDICT at head: %s\n", s)
+	}
+	if note := r.UncheckedNote(); note != "" {
+		fmt.Fprintf(&b, "%s\n", note)
 	}
 	var same []string
 	for _, u := range r.Units {
