@@ -2,6 +2,7 @@ package rollouts
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -22,8 +23,8 @@ const ruleInvalidSpec = "rollout-invalid-spec"
 // validation rejects.
 var InvalidSpec = rules.Rule{
 	ID: ruleInvalidSpec, Default: finding.SeverityError, Family: "rollouts",
-	Doc: "the Argo Rollouts " + ControllerVersion + " controller's own validation (pkg/apis/rollouts/validation: ValidateRollout, then ValidateRolloutReferencedResources on the Services, AnalysisTemplates, Ingresses and Istio VirtualServices of the render it names) rejects the Rollout: maxSurge and maxUnavailable both 0, setWeight outside 0–100, a step with no action, a negative pause, traffic routing without canaryService/stableService, activeService equal to previewService, a pod template the ReplicaSet validation refuses, a Service whose selector the pod labels miss, an analysis that runs forever; with the controller's field path and message. " +
-		"References missing from the render are left to rollout-analysis-ref, rollout-*-services, rollout-traffic-ref and rollout-workload-ref; Ambassador Mappings and App Mesh routers are not read",
+	Doc: "the Argo Rollouts " + ControllerVersion + " controller's own validation (ValidateRollout, then ValidateRolloutReferencedResources on the Services, AnalysisTemplates, Ingresses and Istio VirtualServices of the render) rejects the Rollout: maxSurge and maxUnavailable both 0, setWeight outside 0–100, an empty step, a negative pause, a pod template the ReplicaSet validation refuses, an analysis that runs forever; with the controller's field path and message. " +
+		"Missing references, and errors a narrower rule reports on the same object (a Service selector that misses the pods, Services that are the same or unset), are left to that rule (rollout-analysis-ref, rollout-*-services, rollout-service-selector, rollout-traffic-ref, rollout-workload-ref) unless it is off or below error; Ambassador Mappings and App Mesh routers are not read",
 	Outage:   "the CRD schema accepts the Rollout, Argo CD syncs it green, and the controller marks it InvalidSpec: nothing rolls out, found only after the deploy",
 	Fix:      "correct the field the message names, as the Argo Rollouts controller says (its field path and message are in the finding); `kubectl argo rollouts lint -f` gives the same message for the Rollout alone",
 	Mutation: "set a canary step's setWeight to 120; set maxSurge and maxUnavailable to 0",
@@ -70,11 +71,87 @@ func checkInvalidSpec(c *rules.Context) []finding.Finding {
 			continue
 		}
 		for _, e := range errs {
+			if covered(c, ro, e) {
+				continue
+			}
 			out = append(out, manifest.Finding(ruleInvalidSpec, finding.SeverityError, ro, e.Field, scalarValue(e.BadValue),
 				"%s", Message(e)))
 		}
 	}
 	return out
+}
+
+// narrower are the controller's errors that a narrower rule of this
+// package reports too, in its own words and at the object to fix: the
+// Service whose selector misses the pods, the Rollout whose Services are
+// the same or missing. text is part of the controller's message (a test
+// keeps each equal to the controller's constant); onService says the
+// narrower finding is on the Service the error's value names.
+var narrower = []struct {
+	text, rule string
+	onService  bool
+}{
+	{"has unmatch label", "rollout-service-selector", true},
+	{"the same service for the stable and canary services", "rollout-canary-services", false},
+	{"the same service for the ping and pong services", "rollout-canary-services", false},
+	{"Canary service and Stable service must to be set to use Traffic Routing", "rollout-canary-services", false},
+	{"Ping service and Pong service must to be set to use Ping-Pong feature", "rollout-canary-services", false},
+	{"the same service for the active and preview services", "rollout-bluegreen-services", false},
+}
+
+// covered says that a narrower rule reports the controller's error e on
+// ro already, at least as severely as rollout-invalid-spec would: one
+// cause, one finding. A narrower rule that is off, lowered, or silent on
+// this object leaves the controller's finding in place.
+func covered(c *rules.Context, ro *yaml.RNode, e *field.Error) bool {
+	for _, n := range narrower {
+		if !strings.Contains(e.Detail, n.text) {
+			continue
+		}
+		if severityRank(c, n.rule) < severityRank(c, ruleInvalidSpec) {
+			return false
+		}
+		kind, name := ro.GetKind(), ro.GetName()
+		if n.onService {
+			svc, ok := e.BadValue.(string)
+			if !ok {
+				return false
+			}
+			kind, name = "Service", svc
+		}
+		return narrowerFindings(c)[n.rule+"|"+kind+"|"+ro.GetNamespace()+"|"+name]
+	}
+	return false
+}
+
+// narrowerFindings runs the narrower rules once per render and keeps which
+// objects each fires on (rule|kind|namespace|name).
+func narrowerFindings(c *rules.Context) map[string]bool {
+	return rules.Memo(c, "rollouts/narrower-findings", func() map[string]bool {
+		seen := map[string]bool{}
+		for _, r := range []rules.Rule{ServiceSelector, CanaryServices, BlueGreenServices} {
+			for _, f := range r.Check(c) {
+				if f.ResourceRef != nil {
+					seen[r.ID+"|"+f.ResourceRef.Kind+"|"+f.ResourceRef.Namespace+"|"+f.ResourceRef.Name] = true
+				}
+			}
+		}
+		return seen
+	})
+}
+
+// severityRank orders a rule's configured severity (every rule here
+// defaults to error).
+func severityRank(c *rules.Context, id string) int {
+	switch c.Config.Rules[id] {
+	case finding.Off:
+		return 0
+	case string(finding.SeverityInfo):
+		return 1
+	case string(finding.SeverityWarning):
+		return 2
+	}
+	return 3
 }
 
 // Message is the finding's text for one of the controller's errors: its own
