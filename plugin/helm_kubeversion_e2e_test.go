@@ -16,15 +16,7 @@ import (
 // the API server refuses only when rendered for a cluster before 1.30.
 func TestE2EHelmCapabilitiesFollowKubernetesVersion(t *testing.T) {
 	const repo = "https://example.com/acme/deploy.git"
-	chart := `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: versions
-  namespace: default
-  labels:
-    rendered-for: {{ if semverCompare "<1.30-0" .Capabilities.KubeVersion.Version }}"old cluster"{{ else }}current{{ end }}
-data: {kube: {{ .Capabilities.KubeVersion.Version | quote }}}
-`
+	chart := versionsTemplate
 	app := func(name, helm string) string {
 		return `apiVersion: argoproj.io/v1alpha1
 kind: Application

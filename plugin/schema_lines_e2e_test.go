@@ -101,6 +101,18 @@ webhooks:
 	}
 }
 
+// versionsTemplate is a chart template that writes a label value the API
+// server refuses only when rendered for a cluster before 1.30.
+const versionsTemplate = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: versions
+  namespace: default
+  labels:
+    rendered-for: {{ if semverCompare "<1.30-0" .Capabilities.KubeVersion.Version }}"old cluster"{{ else }}current{{ end }}
+data: {kube: {{ .Capabilities.KubeVersion.Version | quote }}}
+`
+
 // TestE2EKubernetesVersions: every minor from 1.28 to 1.37 is embedded; an
 // unknown one is a usage error naming the range; a chart is rendered for
 // the version it is checked against unless --kube-version says otherwise.
@@ -114,15 +126,7 @@ func TestE2EKubernetesVersions(t *testing.T) {
 		"Chart.yaml": "apiVersion: v2\nname: versions\nversion: 0.1.0\n",
 		// Before 1.30 the chart writes a label value the API server
 		// refuses: only a render for 1.29 fails.
-		"templates/cm.yaml": `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: versions
-  namespace: default
-  labels:
-    rendered-for: {{ if semverCompare "<1.30-0" .Capabilities.KubeVersion.Version }}"old cluster"{{ else }}current{{ end }}
-data: {kube: {{ .Capabilities.KubeVersion.Version | quote }}}
-`,
+		"templates/cm.yaml": versionsTemplate,
 	}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(chart, name), []byte(body), 0o644); err != nil {
