@@ -7,8 +7,16 @@
 # Build: docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=v0.1.0 .
 # `make dist-fn` builds the same static binaries; the tests in krew/ run them.
 
+# Both bases are pinned by digest, as the gate asks of every image it checks:
+# a rebuild of this commit starts from the same bytes, whatever the tags say
+# later. The tag stays for the reader (Docker pulls by the digest). Move them
+# together, deliberately:
+#   crane digest golang:1.26
+#   crane digest gcr.io/distroless/static-debian12:nonroot
+# krew/dockerfile_test.go fails on a FROM without a digest.
+
 # The builder runs on the build machine and cross-compiles for the target.
-FROM --platform=$BUILDPLATFORM golang:1.26 AS build
+FROM --platform=$BUILDPLATFORM golang:1.26@sha256:3aff6657219a4d9c14e27fb1d8976c49c29fddb70ba835014f477e1c70636647 AS build
 # Set by BuildKit from --platform; empty (the build machine's) otherwise.
 ARG TARGETOS
 ARG TARGETARCH
@@ -23,7 +31,7 @@ RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
     go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=${VERSION}" \
     -o /gate-fn ./cmd/gate-fn
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 ARG VERSION=dev
 LABEL org.opencontainers.image.title="gate-fn" \
       org.opencontainers.image.description="kubectl-gate KRM function: a deploy gate on rendered manifests" \

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -93,6 +95,19 @@ func TestDockerfileContract(t *testing.T) {
 		t.Fatalf("want a multi-stage build, got %d stage(s)", len(stages))
 	}
 	build, final := stages[0], stages[len(stages)-1]
+
+	// Every base is pinned by digest (the tag may stay, for the reader):
+	// the project that asks digests of every image pins its own.
+	for _, st := range stages {
+		d, err := name.NewDigest(st.Image)
+		if err != nil {
+			t.Errorf("FROM %s: not pinned by digest (want IMAGE:TAG@sha256:…): %v", st.Image, err)
+			continue
+		}
+		if !regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(d.DigestStr()) {
+			t.Errorf("FROM %s: digest %q is not sha256:<64 hex>", st.Image, d.DigestStr())
+		}
+	}
 
 	// The builder's Go is the go.mod's.
 	goLine := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(readFile(t, filepath.Join(root, "go.mod")))
