@@ -119,13 +119,14 @@ func TestE2EAppsVariants(t *testing.T) {
 		failure string // the no-verdict reason
 	}{
 		{"destination namespace differs", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod}", "shop")}, 1,
-			[]string{`[argocd-destination-namespace] Application/bad (ns argocd) spec.destination.namespace: destination namespace "shop", but 3 objects of its source examples/overlays/prod render into namespace "shop-prod"`}, ""},
+			[]string{`Application/bad (ns argocd)
+  [argocd-destination-namespace] spec.destination.namespace: destination namespace "shop", but 3 objects of its source examples/overlays/prod render into namespace "shop-prod"`}, ""},
 		{"kustomize.namespace overrides the render", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {namespace: shop-qa}}", "shop-prod")}, 1,
 			[]string{`render into namespace "shop-qa"`}, ""},
 		{"an image override drops the overlay's digest", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {images: ['ghcr.io/example-shop/web:1.4.3']}}", "shop-prod")}, 1,
-			[]string{`[image-digest] Deployment/web (ns shop-prod)`, `"ghcr.io/example-shop/web:1.4.3" is not pinned by digest`, "(source of Application argocd/bad spec.source)"}, ""},
+			[]string{"== Application argocd/bad spec.source source examples/overlays/prod:", "Deployment/web (ns shop-prod)\n  ERROR [image-digest] spec.template.spec.containers[0].image: container \"web\": image \"ghcr.io/example-shop/web:1.4.3\" is not pinned by digest"}, ""},
 		{"every rule runs on the source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/staging}", "shop-staging")}, 1,
-			[]string{`[image-digest] Deployment/web (ns shop-staging)`, "(source of Application argocd/bad spec.source)"}, ""},
+			[]string{"== Application argocd/bad spec.source source examples/overlays/staging:", "Deployment/web (ns shop-staging)\n  ERROR [image-digest]"}, ""},
 		{"a missing path is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/nope}", "x")}, 3,
 			nil, `no verdict: Application argocd/bad spec.source: spec.source.path "examples/overlays/nope"`},
 		{"a path outside the repository is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: ../elsewhere}", "x")}, 3,
@@ -135,20 +136,20 @@ func TestE2EAppsVariants(t *testing.T) {
 		{"path . is the repository root", map[string]string{"kustomization.yaml": "resources: [examples/overlays/prod]\n", "examples/apps/bad.yaml": app("{"+repo+", path: .}", "shop-prod")}, 0,
 			[]string{"PASS: "}, ""},
 		{"an empty source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/empty}", "x"), "examples/empty/README.md": "nothing\n"}, 1,
-			[]string{"[argocd-source-empty] Application/bad (ns argocd) spec.source.path: its source examples/empty renders zero objects"}, ""},
+			[]string{"Application/bad (ns argocd)\n  ERROR [argocd-source-empty] spec.source.path: its source examples/empty renders zero objects"}, ""},
 		{"a Helm chart is reported, not passed", map[string]string{"examples/apps/bad.yaml": app("{repoURL: https://charts.bitnami.com/bitnami, chart: redis, targetRevision: 18.0.0}", "redis")}, 3,
-			[]string{"ERROR [argocd-source-not-rendered] Application/bad (ns argocd) spec.source: this source was not rendered (Helm chart redis"}, ""},
+			[]string{"Application/bad (ns argocd)\n  ERROR [argocd-source-not-rendered] spec.source: this source was not rendered (Helm chart redis"}, ""},
 		{"an ApplicationSet that generates nothing is red", map[string]string{"examples/apps/set.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: shops, namespace: argocd}\nspec: {generators: [{list: {elements: []}}], template: {metadata: {name: x}, spec: {}}}\n"}, 1,
 			[]string{"ERROR [render-empty]: ApplicationSet argocd/shops generates no Application"}, ""},
 		{"app of apps: the child's source is checked", map[string]string{
 			"examples/apps/bad.yaml":       app("{"+repo+", path: examples/children}", "argocd"),
 			"examples/children/child.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/overlays/staging}", "shop-staging"), "name: bad", "name: child")}, 1,
-			[]string{"(source of Application argocd/child spec.source)"}, ""},
+			[]string{"== Application argocd/child spec.source source examples/overlays/staging:"}, ""},
 		{"a wide ignoreDifferences", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod}", "shop-prod") +
 			"  ignoreDifferences: [{kind: Deployment, jsonPointers: [/spec/template/spec/containers/0/image]}]\n"}, 1,
-			[]string{"[argocd-ignore-differences] Application/bad (ns argocd) spec.ignoreDifferences[0].jsonPointers[0]"}, ""},
+			[]string{"Application/bad (ns argocd)\n  [argocd-ignore-differences] spec.ignoreDifferences[0].jsonPointers[0]"}, ""},
 		{"a wide argocd-cm key", map[string]string{"examples/apps/argocd-cm.yaml": "  resource.customizations.ignoreDifferences.apps_Deployment: |\n    managedFieldsManagers: [kubectl-edit]\n"}, 1,
-			[]string{"[argocd-ignore-differences] ConfigMap/argocd-cm (ns argocd) data[resource.customizations.ignoreDifferences.apps_Deployment].managedFieldsManagers[0]"}, ""},
+			[]string{"ConfigMap/argocd-cm (ns argocd)\n  [argocd-ignore-differences] data[resource.customizations.ignoreDifferences.apps_Deployment].managedFieldsManagers[0]"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -157,7 +158,7 @@ func TestE2EAppsVariants(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, r.Stdout, r.Stderr)
 			}
 			for _, s := range c.stdout {
-				if !strings.Contains(r.Stdout, s) {
+				if !says(r.Stdout, s) {
 					t.Errorf("stdout lacks %q:\n%s", s, r.Stdout)
 				}
 			}
@@ -222,7 +223,7 @@ func TestE2EAppsSharedSourceIsCheckedOnce(t *testing.T) {
 	})
 	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
 	if r.Code != 1 || strings.Count(r.Stdout, `"ghcr.io/example-shop/web:1.5.0-rc.1" is not pinned`) != 1 ||
-		!strings.Contains(r.Stdout, "(source of Application argocd/bad spec.source, argocd/twin spec.source)") {
+		!strings.Contains(r.Stdout, "== Application argocd/bad spec.source, argocd/twin spec.source source examples/overlays/staging:") {
 		t.Errorf("exit %d, want 1 and one finding naming both Applications:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
@@ -242,7 +243,10 @@ func TestE2EAppsReachableTwiceNamedOnce(t *testing.T) {
 		"examples/apps/root.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/apps}", "argocd"), "name: bad", "name: root"),
 	})
 	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
-	if strings.Contains(r.Stdout, "argocd/bad spec.source, argocd/bad spec.source") || !strings.Contains(r.Stdout, "(source of Application argocd/bad spec.source)") {
+	if strings.Contains(r.Stdout, "argocd/bad spec.source, argocd/bad spec.source") || !strings.Contains(r.Stdout, "== Application argocd/bad spec.source source examples/overlays/staging:") {
 		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// says: testutil.Says.
+func says(out, want string) bool { return testutil.Says(out, want) }

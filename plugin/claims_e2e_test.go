@@ -41,7 +41,7 @@ func TestE2ESelftestOutputs(t *testing.T) {
 func TestE2ESharedObjectNotDuplicate(t *testing.T) {
 	r := runGate(t, testutil.Root(t), "check", "-f", "examples/helm/apps/", "--apps-root", ".", "--repo-url", examplesRepo, "--config", "examples/helm/gate.yaml")
 	if r.Code != 1 || strings.Contains(r.Stdout, "render-duplicate") ||
-		!strings.Contains(r.Stdout, "WARNING [app-shared-object] Application/shop-bluegreen (ns argocd): CustomResourceDefinition/shopconfigs.example.com is rendered identically by Application argocd/shop-bluegreen-fast") {
+		!says(r.Stdout, "Application/shop-bluegreen (ns argocd)\n  WARNING [app-shared-object]: CustomResourceDefinition/shopconfigs.example.com is rendered identically by Application argocd/shop-bluegreen-fast") {
 		t.Errorf("exit %d, want 1 with app-shared-object naming both Applications and no render-duplicate:\n%s", r.Code, r.Stdout)
 	}
 }

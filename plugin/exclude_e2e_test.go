@@ -61,12 +61,12 @@ spec:
 	hits.Store(0)
 	r = runGate(t, dir, append(args, "--exclude-app", "remote-base", "--exclude-app", "argocd/chart-dep", "--exclude-app", "flux-system/podinfo")...)
 	want := []string{
-		`INFO [argocd-source-not-rendered] Application/remote-base (ns argocd): excluded by --exclude-app "remote-base": 1 source(s) not rendered`,
-		`INFO [argocd-source-not-rendered] Application/chart-dep (ns argocd): excluded by --exclude-app "argocd/chart-dep"`,
-		`INFO [flux-not-rendered] HelmRelease/podinfo (ns flux-system): excluded by --exclude-app "flux-system/podinfo"`,
+		"Application/remote-base (ns argocd)\n  " + `INFO [argocd-source-not-rendered]: excluded by --exclude-app "remote-base": 1 source(s) not rendered`,
+		"Application/chart-dep (ns argocd)\n  " + `INFO [argocd-source-not-rendered]: excluded by --exclude-app "argocd/chart-dep"`,
+		"HelmRelease/podinfo (ns flux-system)\n  " + `INFO [flux-not-rendered]: excluded by --exclude-app "flux-system/podinfo"`,
 	}
 	for _, w := range want {
-		if !strings.Contains(r.Stdout, w) {
+		if !says(r.Stdout, w) {
 			t.Errorf("missing %q", w)
 		}
 	}
@@ -75,7 +75,7 @@ spec:
 	}
 	// The trusted config's exclusion is credited to it.
 	r = runGate(t, dir, append(args, "--config", filepath.Join(dir, "gate.yaml"), "--exclude-app", "remote-base", "--exclude-app", "podinfo")...)
-	if r.Code != 0 || !strings.Contains(r.Stdout, `Application/chart-dep (ns argocd): excluded by spec.argocd.exclude "argocd/chart-dep"`) ||
+	if r.Code != 0 || !says(r.Stdout, "Application/chart-dep (ns argocd)\n  "+`INFO [argocd-source-not-rendered]: excluded by spec.argocd.exclude "argocd/chart-dep"`) ||
 		!strings.Contains(r.Stdout, `excluded by --exclude-app "podinfo"`) || hits.Load() != 0 {
 		t.Errorf("config and flag: exit %d after %d request(s), want 0 crediting each:\n%s%s", r.Code, hits.Load(), r.Stdout, r.Stderr)
 	}

@@ -207,7 +207,7 @@ spec: {interval: 1h, path: ./infra, prune: true, sourceRef: {kind: GitRepository
 		"infra/quota.yaml": "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: compute}\nspec: {hard: {pods: \"50\"}}\n",
 	})
 	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
-	if r.Code != 1 || !strings.Contains(r.Stdout, "[flux-target-namespace] Kustomization/infra") || !strings.Contains(r.Stdout, "ResourceQuota/compute") {
+	if r.Code != 1 || !says(r.Stdout, "Kustomization/infra (ns flux-system)\n  [flux-target-namespace]") || !strings.Contains(r.Stdout, "ResourceQuota/compute") {
 		t.Fatalf("no targetNamespace: exit %d, want 1\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	// selftest: the targetNamespace mutant is caught on the rendered ones.
@@ -269,8 +269,8 @@ spec:
 	}
 	testutil.WriteFiles(t, dir, release("ghcr.io/example/web:1.4.2"))
 	r = runGate(t, dir, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo)
-	for _, want := range []string{"[image-digest] Deployment/shop-web (ns shop)", "rendered by Flux HelmRelease flux-system/web"} {
-		if r.Code != 1 || !strings.Contains(r.Stdout, want) {
+	for _, want := range []string{"Deployment/shop-web (ns shop)\n  ERROR [image-digest]", "rendered by Flux HelmRelease flux-system/web"} {
+		if r.Code != 1 || !says(r.Stdout, want) {
 			t.Fatalf("a tag from the HelmRelease's values: exit %d, want 1 and %q\n%s%s", r.Code, want, r.Stdout, r.Stderr)
 		}
 	}

@@ -236,7 +236,7 @@ func TestE2EHostileInputAndFaults(t *testing.T) {
 			if code != c.code {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, out.String(), errb.String())
 			}
-			if !strings.Contains(out.String()+errb.String(), c.want) {
+			if !says(out.String()+errb.String(), c.want) {
 				t.Errorf("output lacks %q\nstdout: %s\nstderr: %s", c.want, out.String(), errb.String())
 			}
 			if c.maxTime > 0 && took >= c.maxTime {

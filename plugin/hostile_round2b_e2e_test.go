@@ -48,20 +48,20 @@ func round2bCases(t *testing.T) []hostileCase {
 			files: map[string]string{"pod.yaml": pinned, "policy.yaml": strings.Replace(vap("true"), "  failurePolicy: Ignore\n", "  paramKind: {apiVersion: example.com/v1, kind: Widget}\n", 1) + "---\n" + uncompilable}, code: 2,
 			want: `policy.yaml: CustomResourceDefinition "widgets.example.com": the API server refuses it`},
 		{name: "render CRD whose CEL rule is over the cost budget", args: []string{"check", "-f", "render.yaml"},
-			files: map[string]string{"render.yaml": overBudget}, code: 1, want: "[api-validation] CustomResourceDefinition/widgets.example.com", stdout: true},
+			files: map[string]string{"render.yaml": overBudget}, code: 1, want: "CustomResourceDefinition/widgets.example.com\n  ERROR [api-validation]", stdout: true},
 		{name: "render CRD whose CEL rule does not compile", args: []string{"check", "-f", "render.yaml"},
 			files: map[string]string{"render.yaml": uncompilable + "---\n" + pinned}, code: 1, want: "x-kubernetes-validations[0].rule: Invalid value", stdout: true},
 		// A policy the API server would never store, under failurePolicy
 		// Ignore, in the render (its --policy twin is a verdictCases row).
 		{name: "render VAP with an uncompilable expression under failurePolicy: Ignore", args: []string{"check", "-f", "render.yaml"},
 			files: map[string]string{"render.yaml": vap("object.spec.containers.all(c, ") + "---\n" + pinned}, code: 1,
-			want: "[api-validation] ValidatingAdmissionPolicy/no-latest spec.validations[0].expression", stdout: true},
+			want: "ValidatingAdmissionPolicy/no-latest\n  ERROR [api-validation] spec.validations[0].expression", stdout: true},
 		{name: "render VAP with an uncompilable expression, --policies-from-render", args: []string{"check", "-f", "render.yaml", "--policies-from-render"},
 			files: map[string]string{"render.yaml": vap("object.spec.containers.all(c, ") + "---\n" + pinned}, code: 3,
 			want: `ValidatingAdmissionPolicy "no-latest": the API server refuses it: spec.validations[0].expression`, stdout: true},
 		// Removed kinds whose types k8s.io/api dropped.
 		{name: "PodSecurityPolicy of policy v1beta1 is api-removed", args: []string{"check", "-f", "psp.yaml"},
-			files: map[string]string{"psp.yaml": psp}, code: 1, want: "[api-removed] PodSecurityPolicy/restricted: policy/v1beta1 PodSecurityPolicy is no longer served since Kubernetes 1.25", stdout: true},
+			files: map[string]string{"psp.yaml": psp}, code: 1, want: "PodSecurityPolicy/restricted\n  ERROR [api-removed]: policy/v1beta1 PodSecurityPolicy is no longer served since Kubernetes 1.25", stdout: true},
 		{name: "HorizontalPodAutoscaler of autoscaling v2beta2 is api-removed", args: []string{"check", "-f", "hpa.yaml"},
 			files: map[string]string{"hpa.yaml": "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 3}\n"},
 			code:  1, want: "use autoscaling/v2 HorizontalPodAutoscaler", stdout: true},

@@ -57,11 +57,11 @@ func TestE2EImageFieldsOfCustomResources(t *testing.T) {
 		t.Fatalf("tags in spec.image and spec.executor.image: exit %d, want 1\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	for _, want := range []string{
-		"[image-digest] Prometheus/kps-prometheus (ns monitoring) spec.image",
+		"Prometheus/kps-prometheus (ns monitoring)\n  ERROR [image-digest] spec.image",
 		`field spec.image: image "quay.io/prometheus/prometheus:v3.7.3" is not pinned by digest`,
-		"[image-digest] SparkApplication/pi (ns spark) spec.executor.image",
+		"SparkApplication/pi (ns spark)\n  ERROR [image-digest] spec.executor.image",
 	} {
-		if !strings.Contains(r.Stdout, want) {
+		if !says(r.Stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.Stdout)
 		}
 	}
@@ -80,7 +80,7 @@ func TestE2EImageFieldFlag(t *testing.T) {
 		t.Errorf("unnamed field: exit %d, want 0\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	r := gate(t, engine, "check", "-f", "-", "--config", cfg, "--image-field", "Engine:spec.runners[].imageRef")
-	if r.Code != 1 || !strings.Contains(r.Stdout, "[image-digest] Engine/e spec.runners[0].imageRef") {
+	if r.Code != 1 || !says(r.Stdout, "Engine/e\n  ERROR [image-digest] spec.runners[0].imageRef") {
 		t.Errorf("--image-field: exit %d, want 1 naming the field\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	r = gate(t, engine, "check", "-f", "-", "--config", cfg, "--image-field", "Engine:spec.runners.imageRef")

@@ -209,7 +209,7 @@ func TestE2EArgoCDGenerate(t *testing.T) {
 		sameObjects(t, "generate shop-prod", g.stdout, want.Stdout)
 	})
 	t.Run("kustomize red", func(t *testing.T) {
-		s.generate(t, "shop-retag", "examples/overlays/prod-retag").red(t, "shop-retag", 1, "ERROR [image-digest] Deployment/worker")
+		s.generate(t, "shop-retag", "examples/overlays/prod-retag").red(t, "shop-retag", 1, "shop-retag@4f3c2a1: Deployment/worker (ns shop-prod)\nshop-retag@4f3c2a1:   ERROR [image-digest] spec.template.spec.initContainers[0].image")
 	})
 	t.Run("helm green", func(t *testing.T) {
 		chart := "examples/helm/charts/bluegreen"

@@ -95,8 +95,10 @@ webhooks:
 		t.Fatal(err)
 	}
 	r := gate(t, "", "check", "-f", file)
-	want := "[api-validation] MutatingWebhookConfiguration/shop-defaults webhooks[0].timeoutSeconds: Invalid value: 45: the timeout value must be between 1 and 30 seconds [" + file + ":8]"
-	if r.Code != 1 || !strings.Contains(r.Stdout, want) {
+	// The object's header names the file, its finding the line.
+	head := "MutatingWebhookConfiguration/shop-defaults [" + file + "]\n"
+	want := "MutatingWebhookConfiguration/shop-defaults\n  ERROR [api-validation] webhooks[0].timeoutSeconds: Invalid value: 45: the timeout value must be between 1 and 30 seconds [line 8]"
+	if r.Code != 1 || !strings.Contains(r.Stdout, head) || !says(r.Stdout, want) {
 		t.Errorf("exit %d, want 1 and %q\n%s%s", r.Code, want, r.Stdout, r.Stderr)
 	}
 }

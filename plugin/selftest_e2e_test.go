@@ -40,10 +40,10 @@ func TestE2ESelftestRedBaseline(t *testing.T) {
 	}
 	for _, want := range []string{
 		"== -k examples/overlays/prod-retag: the baseline does NOT pass; no mutant was run",
-		`ERROR [image-digest] Deployment/worker (ns shop-prod) spec.template.spec.containers[0].image`,
+		"Deployment/worker (ns shop-prod)\n  ERROR [image-digest] spec.template.spec.containers[0].image",
 		"image set by examples/overlays/prod-retag/kustomization.yaml `images:`",
 	} {
-		if !strings.Contains(r.Stdout, want) {
+		if !says(r.Stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.Stdout)
 		}
 	}

@@ -65,9 +65,9 @@ func TestE2EStatusLive(t *testing.T) {
 		{"drift", []string{"--git", repo, "-k", render}, 1, []string{"[live-images]", "registry.example/web:0.9", "running, NOT expected"}},
 		{"empty", []string{"--git", repo}, 1, []string{"[live-resource-count]", "manages 0 objects"}},
 		{"empty", []string{"--git", repo, "-k", render}, 1, []string{"[live-resource-count]", "managed 0, expected 4"}},
-		{"aborted", []string{"--git", repo, "-k", render}, 1, []string{"[live-health] Rollout/api (ns aborted) status.phase", "status.abort"}},
-		{"nocert", []string{"--git", repo, "-k", render}, 1, []string{"[live-health] Certificate/tls (ns nocert) status.conditions[Ready]", "Issuer letsencrypt not found"}},
-		{"wide", []string{"--git", repo, "-k", render}, 1, []string{"[argocd-ignore-differences] Application/wide (ns argocd)", "/spec"}},
+		{"aborted", []string{"--git", repo, "-k", render}, 1, []string{"Rollout/api (ns aborted)\n  [live-health] status.phase", "status.abort"}},
+		{"nocert", []string{"--git", repo, "-k", render}, 1, []string{"Certificate/tls (ns nocert)\n  [live-health] status.conditions[Ready]", "Issuer letsencrypt not found"}},
+		{"wide", []string{"--git", repo, "-k", render}, 1, []string{"Application/wide (ns argocd)\n  [argocd-ignore-differences]", "/spec"}},
 		{"nocert", []string{"--rule", "live-health=warning"}, 0, []string{"WARNING [live-health]"}},
 		{"missing", nil, 3, []string{"no verdict", "Application argocd/missing not found"}},
 		{"shop", []string{"-n", "elsewhere"}, 3, []string{"Application elsewhere/shop not found"}},
@@ -81,7 +81,7 @@ func TestE2EStatusLive(t *testing.T) {
 			continue
 		}
 		for _, s := range tc.says {
-			if !strings.Contains(out, s) {
+			if !says(out, s) {
 				t.Errorf("status %s %v: output lacks %q:\n%s", tc.app, tc.args, s, out)
 			}
 		}
@@ -212,7 +212,7 @@ func TestE2EStatusAppsRoot(t *testing.T) {
 			continue
 		}
 		for _, s := range tc.says {
-			if !strings.Contains(out, s) {
+			if !says(out, s) {
 				t.Errorf("status %s --apps-root .: output lacks %q:\n%s", tc.app, s, out)
 			}
 		}

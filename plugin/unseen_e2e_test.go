@@ -319,7 +319,7 @@ func TestE2EBlameNamesTheOverlayPatch(t *testing.T) {
 // Ingress that is not in it, passed before.
 func TestE2ERolloutReferences(t *testing.T) {
 	exp := strings.ReplaceAll(experiment, "IMAGE", "1.4@"+pinnedDigest) + "  analyses: [{name: smoke, templateName: smoke}]\n"
-	if r := gate(t, exp, "check", "-f", "-"); r.Code != 1 || !strings.Contains(r.Stdout, `[rollout-analysis-ref] Experiment/canary-check (ns shop) spec.analyses[0].templateName: AnalysisTemplate "smoke" is not in the render`) {
+	if r := gate(t, exp, "check", "-f", "-"); r.Code != 1 || !says(r.Stdout, "Experiment/canary-check (ns shop)\n  "+`[rollout-analysis-ref] spec.analyses[0].templateName: AnalysisTemplate "smoke" is not in the render`) {
 		t.Errorf("Experiment with a missing template: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	if r := gate(t, exp+"---\n"+strings.ReplaceAll(analysisJob, "IMAGE", "8.11@"+pinnedDigest), "check", "-f", "-"); r.Code != 0 {
@@ -346,7 +346,7 @@ func TestE2ERolloutReferences(t *testing.T) {
 	}
 	noIngress := testutil.WriteFiles(t, t.TempDir(), files)
 	r = gate(t, "", "check", "-k", noIngress)
-	if r.Code != 1 || !strings.Contains(r.Stdout, `[rollout-traffic-ref] Rollout/checkout`) || !strings.Contains(r.Stdout, `spec.strategy.canary.trafficRouting.nginx.stableIngress: trafficRouting names Ingress "checkout"`) {
+	if r.Code != 1 || !says(r.Stdout, "Rollout/checkout (ns shop)\n  "+`ERROR [rollout-traffic-ref] spec.strategy.canary.trafficRouting.nginx.stableIngress: trafficRouting names Ingress "checkout"`) {
 		t.Errorf("the canary without its Ingress: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -99,11 +99,11 @@ func TestE2EExceptions(t *testing.T) {
 		says       []string
 	}{
 		{"expired is red", strings.Replace(legacyException, "%s", "2001-02-03", 1), 1,
-			[]string{"ERROR [exception-expired] spec.exceptions[0]: spec.exceptions[0] (owner team-shop) of image-digest expired on 2001-02-03", "ERROR [image-digest] Deployment/legacy"}},
+			[]string{"ERROR [exception-expired] spec.exceptions[0]: spec.exceptions[0] (owner team-shop) of image-digest expired on 2001-02-03", "Deployment/legacy (ns shop)\n  ERROR [image-digest]"}},
 		{"unused warns", strings.Replace(strings.Replace(legacyException, "%s", "2999-12-31", 1), "name: legacy", "name: gone", 1), 1,
 			[]string{"WARNING [exception-unused] spec.exceptions[0]: spec.exceptions[0] (owner team-shop) of image-digest waived nothing in this run"}},
 		{"unwaivable rule ignores it", "  rules:\n    image-digest: {severity: error, waivable: false}\n" + strings.Replace(legacyException, "%s", "2999-12-31", 1), 1,
-			[]string{"WARNING [exception-ignored] spec.exceptions[0] (owner team-shop): spec.exceptions[0] (owner team-shop) matches image-digest on Deployment/legacy (ns shop), which is not waivable: the finding stands", "ERROR [image-digest] Deployment/legacy"}},
+			[]string{"WARNING [exception-ignored] spec.exceptions[0] (owner team-shop): spec.exceptions[0] (owner team-shop) matches image-digest on Deployment/legacy (ns shop), which is not waivable: the finding stands", "Deployment/legacy (ns shop)\n  ERROR [image-digest]"}},
 		{"a missing field is a usage error", strings.Replace(strings.Replace(legacyException, "%s", "2999-12-31", 1), "    owner: team-shop\n", "", 1), 2,
 			[]string{"spec.exceptions[0]: owner required"}},
 	}
@@ -114,7 +114,7 @@ func TestE2EExceptions(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s%s", r.Code, c.code, r.Stdout, r.Stderr)
 			}
 			for _, s := range c.says {
-				if !strings.Contains(r.Stdout+r.Stderr, s) {
+				if !says(r.Stdout+r.Stderr, s) {
 					t.Errorf("output lacks %q:\n%s%s", s, r.Stdout, r.Stderr)
 				}
 			}
@@ -128,7 +128,7 @@ func TestE2EExceptions(t *testing.T) {
 			"legacy.yaml":        waiveDeployment("legacy", "ghcr.io/shop/legacy:3.1", ann),
 		})
 		off := gate(t, "", "check", "-k", adir)
-		if off.Code != 1 || !strings.Contains(off.Stdout, "WARNING [exception-ignored] Deployment/legacy (ns shop) metadata.annotations.kubectl-gate.dev/waive") {
+		if off.Code != 1 || !says(off.Stdout, "Deployment/legacy (ns shop)\n  WARNING [exception-ignored] metadata.annotations.kubectl-gate.dev/waive") {
 			t.Errorf("without opt-in: exit %d\n%s", off.Code, off.Stdout)
 		}
 		on := gate(t, "", "check", "-k", adir, "--config", cfg("  exceptionsFromAnnotations: true\n"))
@@ -171,7 +171,7 @@ func TestE2EBaseline(t *testing.T) {
 		t.Fatalf("run 3: exit %d, want 1\n%s%s", r3.Code, r3.Stdout, r3.Stderr)
 	}
 	counted := strings.Split(r3.Stdout, "existing (baseline):")[0]
-	if !strings.Contains(counted, "ERROR [image-digest] Deployment/cron (ns shop)") || strings.Contains(counted, "Deployment/web") || strings.Contains(counted, "Deployment/api") {
+	if !says(counted, "Deployment/cron (ns shop)\n  ERROR [image-digest]") || strings.Contains(counted, "Deployment/web") || strings.Contains(counted, "Deployment/api") {
 		t.Errorf("run 3 does not name only the new finding:\n%s", r3.Stdout)
 	}
 	if !strings.Contains(r3.Stdout, "1 error(s), 0 warning(s), 2 existing (baseline), 1 fixed") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -214,6 +215,60 @@ func TestJSONShape(t *testing.T) {
 	}
 }
 
+// TestTextGroupsByObject: each object is named once, on a header line with
+// the file its findings were set in, its findings indented below it with
+// their lines; a finding set in another file names it; an Application
+// source's findings do not repeat the group's Applications; many
+// configurations' inputs are summarised with a count.
+func TestTextGroupsByObject(t *testing.T) {
+	const in = "Application argocd/shop spec.source source apps/shop"
+	web := &finding.ResourceRef{Kind: "Deployment", Name: "web", Namespace: "shop"}
+	r := &finding.Report{Resources: 2, Findings: []finding.Finding{
+		{Rule: "image-digest", Severity: finding.SeverityError, Input: in, ResourceRef: web,
+			Field:   &finding.Field{Path: "spec.template.spec.containers[0].image"},
+			Message: `image "web:1" is not pinned by digest (source of Application argocd/shop spec.source)`, File: &finding.File{Path: "apps/shop/web.yaml", Line: 19}},
+		{Rule: "image-registry", Severity: finding.SeverityError, Input: in, ResourceRef: web,
+			Field:   &finding.Field{Path: "spec.template.spec.containers[1].image"},
+			Message: `registry "docker.io" is not allowed (source of Application argocd/shop spec.source)`, File: &finding.File{Path: "apps/shop/web.yaml", Line: 23}},
+		{Rule: "schema", Severity: finding.SeverityError, Input: in, ResourceRef: &finding.ResourceRef{Kind: "Service", Name: "web", Namespace: "shop"},
+			Field: &finding.Field{Path: "spec.ports[0].port"}, Message: "must be an integer", File: &finding.File{Path: "apps/shop/svc.yaml", Line: 7}},
+		{Rule: "image-digest", Severity: finding.SeverityError, Input: in, ResourceRef: &finding.ResourceRef{Kind: "Service", Name: "web", Namespace: "shop"},
+			Message: "not an image", File: &finding.File{Path: "apps/shop/patch.yaml", Line: 3}},
+	}}
+	// Two configurations, 75 inputs each.
+	for g := range 2 {
+		c := finding.Config{Sources: []finding.ConfigSource{
+			{Source: finding.ConfigDefaults, Role: finding.RoleBase},
+			{Source: finding.ConfigInTree, Kind: "Gate", Name: fmt.Sprint("g", g), Role: finding.RoleTighten}}}
+		for i := g; i < 150; i += 2 {
+			c.Inputs = append(c.Inputs, fmt.Sprint("-k app-", i))
+		}
+		r.Configs = append(r.Configs, c)
+	}
+	text := write(t, "text", r)
+	want := "== " + in + ": 4 error(s), 0 warning(s)\n" +
+		"Deployment/web (ns shop) [apps/shop/web.yaml]\n" +
+		"  ERROR [image-digest] spec.template.spec.containers[0].image: image \"web:1\" is not pinned by digest [line 19]\n" +
+		"  ERROR [image-registry] spec.template.spec.containers[1].image: registry \"docker.io\" is not allowed [line 23]\n" +
+		"Service/web (ns shop)\n" +
+		"  ERROR [schema] spec.ports[0].port: must be an integer [apps/shop/svc.yaml:7]\n" +
+		"  ERROR [image-digest]: not an image [apps/shop/patch.yaml:3]\n" +
+		"by rule: image-digest 2 error; image-registry 1 error; schema 1 error\n" +
+		"config: built-in defaults + in-tree Gate g0 (may only tighten it) (for -k app-0; -k app-2; -k app-4; -k app-6; -k app-8 and 70 more input(s); -v lists them)\n" +
+		"config: built-in defaults + in-tree Gate g1 (may only tighten it) (for -k app-1; -k app-3; -k app-5; -k app-7; -k app-9 and 70 more input(s); -v lists them)\n" +
+		"FAIL: 2 resource(s), 4 error(s), 0 warning(s)\n"
+	if text != want {
+		t.Errorf("text:\n%s\nwant:\n%s", text, want)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r, Options{Format: "text", Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "-k app-148)\n") {
+		t.Errorf("-v does not name every input of a configuration:\n%s", b.String())
+	}
+}
+
 // TestTextScales: findings grouped by input (named once), a per-rule
 // summary, many exclusions summarised with a count; -q keeps errors and the
 // verdict; -v lists every exclusion.
@@ -232,11 +287,11 @@ func TestTextScales(t *testing.T) {
 	}
 	text := write(t, "text", r)
 	lines := strings.Split(strings.TrimSpace(text), "\n")
-	if len(lines) > 14 {
+	if len(lines) > 16 {
 		t.Errorf("%d lines for 156 findings:\n%s", len(lines), text)
 	}
 	for _, want := range []string{
-		"== -k overlays/a: 2 error(s), 1 warning(s)\nWARNING [api-deprecated]: deprecated\nERROR [image-digest] Deployment/api: not pinned\n",
+		"== -k overlays/a: 2 error(s), 1 warning(s)\nWARNING [api-deprecated]: deprecated\nDeployment/api\n  ERROR [image-digest]: not pinned\nDeployment/web\n",
 		"== -f apps: 0 error(s), 0 warning(s), 150 info\nINFO [argocd-source-not-rendered] 150 finding(s), e.g. Application/app-a, ",
 		"and 145 more (-v lists them)",
 		"by rule: argocd-source-not-rendered 150 info; image-digest 4 error; api-deprecated 2 warning\n",
@@ -259,7 +314,7 @@ func TestTextScales(t *testing.T) {
 	if err := Write(&b, r, Options{Format: "text", Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(b.String(), "INFO [argocd-source-not-rendered] Application/"); n != 150 {
+	if n := strings.Count(b.String(), "\n  INFO [argocd-source-not-rendered]: excluded by --exclude-app\n"); n != 150 {
 		t.Errorf("-v lists %d exclusions", n)
 	}
 }

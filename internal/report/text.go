@@ -16,11 +16,9 @@ import (
 const listLimit = 5
 
 // writeText prints findings grouped by input (named once, on the group's
-// "== INPUT:" line), then by object, each finding on one line that still
-// names its object and rule (so `grep ^ERROR` finds lines that stand on
-// their own); then what
-// could not be evaluated, a per-rule summary, which configuration decided,
-// and the verdict line. Quiet keeps the error findings, what had no
+// "== INPUT:" line), then by object (named once, on a header line, its
+// findings indented below it); then what could not be evaluated, a
+// per-rule summary, which configuration decided, and the verdict line. Quiet keeps the error findings, what had no
 // verdict and the verdict line. Every string from an input is escaped
 // (Escape): a manifest cannot start a line of its own.
 func writeText(w io.Writer, doc Document, o Options) error {
@@ -31,7 +29,7 @@ func writeText(w io.Writer, doc Document, o Options) error {
 		if len(groups) > 1 || g.input != "" {
 			t.line("", "== "+inputTitle(g.input)+": "+counts(g.findings))
 		}
-		t.findings(g.findings, o.Verbose)
+		t.findings(g.input, g.findings, o.Verbose)
 	}
 	if !o.Quiet {
 		if err := writeSuppressedText(bw, doc); err != nil {
@@ -82,30 +80,66 @@ func (t textPrinter) line(code, s string) {
 	t.w.WriteByte('\n')
 }
 
-// findings prints one group's findings; the informational ones of a rule
-// (each exclusion the caller decided) are summarised past listLimit.
-func (t textPrinter) findings(fs []finding.Finding, verbose bool) {
+// findings prints one input's findings: those about no object first, one
+// a line; then each object once, as a header line naming it (and the file
+// its findings were set in, when they share one), with its findings
+// indented below it, one a line: severity, rule, field, message and the
+// line (or file and line) that set it. The informational findings of a
+// rule (each exclusion the caller decided) are summarised past listLimit,
+// unless verbose.
+func (t textPrinter) findings(input string, fs []finding.Finding, verbose bool) {
 	infos := map[string][]finding.Finding{}
 	var order []string
 	for _, f := range fs {
-		if f.Severity == finding.SeverityInfo && !verbose {
+		if f.Severity == finding.SeverityInfo {
 			if _, ok := infos[f.Rule]; !ok {
 				order = append(order, f.Rule)
 			}
 			infos[f.Rule] = append(infos[f.Rule], f)
+		}
+	}
+	summarised := map[string]bool{}
+	for rule, list := range infos {
+		summarised[rule] = !verbose && len(list) > listLimit
+	}
+	for i := 0; i < len(fs); {
+		j := i + 1
+		for j < len(fs) && objectKey(fs[j]) == objectKey(fs[i]) {
+			j++
+		}
+		var obj []finding.Finding
+		for _, f := range fs[i:j] {
+			if f.Severity == finding.SeverityInfo && summarised[f.Rule] {
+				continue
+			}
+			f.Message = withoutInputSuffix(f.Message, input)
+			obj = append(obj, f)
+		}
+		i = j
+		if len(obj) == 0 {
 			continue
 		}
-		code := map[finding.Severity]string{finding.SeverityError: "31", finding.SeverityWarning: "33"}[f.Severity]
-		t.line(code, lineWithout(f, false))
-	}
-	for _, rule := range order {
-		list := infos[rule]
-		if len(list) <= listLimit {
-			for _, f := range list {
-				t.line("", lineWithout(f, false))
+		if obj[0].ResourceRef == nil {
+			for _, f := range obj {
+				t.line(severityColor(f.Severity), lineWithout(f, false))
 			}
 			continue
 		}
+		file := commonFile(obj)
+		head := obj[0].ResourceRef.String()
+		if file != "" {
+			head += " [" + file + "]"
+		}
+		t.line("1", Escape(head))
+		for _, f := range obj {
+			t.line(severityColor(f.Severity), "  "+objectLine(f, file))
+		}
+	}
+	for _, rule := range order {
+		if !summarised[rule] {
+			continue
+		}
+		list := infos[rule]
 		names := make([]string, 0, listLimit)
 		for _, f := range list[:listLimit] {
 			names = append(names, Escape(f.ResourceRef.String()))
@@ -113,6 +147,64 @@ func (t textPrinter) findings(fs []finding.Finding, verbose bool) {
 		t.line("", fmt.Sprintf("INFO [%s] %d finding(s), e.g. %s and %d more (-v lists them): %s",
 			rule, len(list), strings.Join(names, ", "), len(list)-listLimit, Escape(list[0].Message)))
 	}
+}
+
+func severityColor(s finding.Severity) string {
+	return map[finding.Severity]string{finding.SeverityError: "31", finding.SeverityWarning: "33"}[s]
+}
+
+// commonFile is the file every finding of an object names (and whose path
+// its message does not already say), or "".
+func commonFile(fs []finding.Finding) string {
+	file := ""
+	for _, f := range fs {
+		if f.File == nil || f.File.Path == "" || strings.Contains(f.Message, f.File.Path) {
+			return ""
+		}
+		if file != "" && f.File.Path != file {
+			return ""
+		}
+		file = f.File.Path
+	}
+	return file
+}
+
+// objectLine is a finding under its object's header: severity, rule,
+// field, message and where it was set ("line N" in the header's file, else
+// the file and line). Escaped.
+func objectLine(f finding.Finding, file string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s]", strings.ToUpper(string(f.Severity)), f.Rule)
+	if f.Field != nil && f.Field.Path != "" {
+		fmt.Fprintf(&b, " %s", f.Field.Path)
+	}
+	fmt.Fprintf(&b, ": %s", f.Message)
+	switch {
+	case f.File == nil || f.File.Path == "" || strings.Contains(f.Message, f.File.Path):
+	case f.File.Path == file && f.File.Line > 0:
+		fmt.Fprintf(&b, " [line %d]", f.File.Line)
+	case f.File.Path == file:
+	case f.File.Line > 0:
+		fmt.Fprintf(&b, " [%s:%d]", f.File.Path, f.File.Line)
+	default:
+		fmt.Fprintf(&b, " [%s]", f.File.Path)
+	}
+	return Escape(b.String())
+}
+
+// withoutInputSuffix drops from a message the " (source of Application
+// NS/NAME …)" the pipeline adds to what an Application's source renders,
+// when the group's title already names those Applications: text output
+// names the input once.
+func withoutInputSuffix(msg, input string) string {
+	apps, ok := strings.CutPrefix(input, "Application ")
+	if !ok {
+		return msg
+	}
+	if i := strings.Index(apps, " source "); i >= 0 {
+		apps = apps[:i]
+	}
+	return strings.TrimSuffix(msg, " (source of Application "+apps+")")
 }
 
 // inputGroup is the findings of one input, in object order.

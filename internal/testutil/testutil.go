@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -112,4 +113,31 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// Says reports whether text output says want. A want of the form
+// "Kind/name (ns x)\n  SEVERITY [rule] rest" is a finding under its object:
+// a header line naming the object (then, maybe, " [its file]") and, indented
+// below it before the next header, a line containing the second part.
+// Any other want is a plain substring.
+func Says(out, want string) bool {
+	ref, rest, ok := strings.Cut(want, "\n  ")
+	if !ok || strings.Contains(ref, "\n") {
+		return strings.Contains(out, want)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if l != ref && !strings.HasPrefix(l, ref+" [") {
+			continue
+		}
+		for _, f := range lines[i+1:] {
+			if !strings.HasPrefix(f, "  ") {
+				break
+			}
+			if strings.Contains(f, rest) {
+				return true
+			}
+		}
+	}
+	return false
 }
