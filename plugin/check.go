@@ -54,6 +54,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err := checkExclusions(o.excludeApps, res); err != nil {
 		return fail(s.Err, err)
 	}
+	if code := usageErrors(s.Err, res); code != ExitPass {
+		return code
+	}
 	total := res.Report()
 	o.nameFlags(total)
 	var out bytes.Buffer
@@ -162,6 +165,25 @@ func loadConfig(path string) (*config.Object, error) {
 		return nil, nil
 	}
 	return config.Load(path)
+}
+
+// usageErrors prints, once each, the units' usage errors (a --crd that
+// cannot be read, a typo'd in-tree Gate) and returns ExitUsage; ExitPass
+// when there is none. The run was misconfigured, as with a bad flag: it
+// prints no report and no verdict header, only what to fix.
+func usageErrors(w io.Writer, res *pipeline.Result) int {
+	seen := map[string]bool{}
+	for _, u := range res.Units {
+		if u.Err == nil || exitCode(u.Err) != ExitUsage || seen[u.Err.Error()] {
+			continue
+		}
+		seen[u.Err.Error()] = true
+		fail(w, u.Err)
+	}
+	if len(seen) == 0 {
+		return ExitPass
+	}
+	return ExitUsage
 }
 
 // fail prints an error and returns its exit code.

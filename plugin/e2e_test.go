@@ -218,3 +218,16 @@ func write(t *testing.T, path, content string) {
 
 // says: testutil.Says.
 func says(out, want string) bool { return testutil.Says(out, want) }
+
+// TestE2EUsageErrorPrintsNoVerdict: a --crd the gate cannot read is a usage
+// error (exit 2) that says what to fix on stderr; it prints no report and
+// no verdict header, as a bad flag does not (issue 23).
+func TestE2EUsageErrorPrintsNoVerdict(t *testing.T) {
+	for _, crd := range []string{"no/such/crds", "README.md"} {
+		r := gate(t, "", "check", "-k", "examples/overlays/prod", "-k", "examples/overlays/staging", "--crd", crd)
+		if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, "--crd / schema.crds: reading CRDs from "+crd) ||
+			strings.Count(r.Stderr, "reading CRDs from") != 1 || strings.Contains(strings.ToUpper(r.Stderr), "VERDICT") {
+			t.Errorf("--crd %s: exit %d, want 2 with the error once on stderr and no report\nstdout:\n%s\nstderr:\n%s", crd, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
