@@ -27,6 +27,7 @@ type statusOptions struct {
 	kustomize     string
 	appsRoot      string
 	repoURLs      []string
+	targetBranch  string
 	output        string
 	failOn        string
 	timeout       time.Duration
@@ -53,6 +54,7 @@ func newStatusFlagSet(o *statusOptions) *pflag.FlagSet {
 	fs.StringVarP(&o.kustomize, "kustomize", "k", "", "render this kustomization as the expected state: images (live-images) and object count (live-resource-count)")
 	fs.StringVar(&o.appsRoot, "apps-root", "", "the Application's repository checked out at DIR: render its sources from there as the expected state (instead of -k)")
 	fs.StringArrayVar(&o.repoURLs, "repo-url", nil, "with --apps-root: the repoURL(s) of the checkout (default: its git remotes)")
+	fs.StringVar(&o.targetBranch, "target-branch", "", "with --apps-root: the `BRANCH` the checkout stands for; sources tracking it (or HEAD, the checkout's branch or commit) render from the checkout, other revisions of the local history from a temporary worktree, unknown ones are no verdict (default: the remote's default branch)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline for the whole command (with --wait: 5m)")
@@ -119,7 +121,7 @@ func (o *statusOptions) probe(argo, dest live.Reader, app string, exp live.Expec
 		if o.appsRoot != "" {
 			// The Application, just read, names the sources to render.
 			if key := sourcesKey(snap.AppObject); key != renderedFor || !exp.HasRender {
-				exp.Render, exp.RenderFrom, err = pipeline.ExpectedFromApplication(snap.AppObject, o.appsRoot, o.repoURLs)
+				exp.Render, exp.RenderFrom, err = pipeline.ExpectedFromApplication(ctx, snap.AppObject, o.appsRoot, o.repoURLs, o.targetBranch)
 				if err != nil {
 					return nil, err
 				}

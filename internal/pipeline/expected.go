@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,16 +23,32 @@ import (
 // A source that cannot be rendered from root (a Helm chart, a plugin,
 // another repository) is an error, never left out: the live objects compared
 // with part of the render would give a false verdict.
-func ExpectedFromApplication(obj *unstructured.Unstructured, root string, repoURLs []string) ([]*yaml.RNode, string, error) {
+//
+// Each source renders from the revision it tracks, as check's do
+// (revisions.go): HEAD, the checkout's branch or commit and the target
+// branch (targetBranch, else the remote's default branch) from root;
+// another branch, tag or commit of the local history from a temporary
+// worktree, removed before it returns; a revision the history lacks is an
+// error naming it. "$ref/…" Helm values files are read at their ref
+// source's own revision.
+func ExpectedFromApplication(ctx context.Context, obj *unstructured.Unstructured, root string, repoURLs []string, targetBranch string) (_ []*yaml.RNode, _ string, err error) {
 	app, err := yaml.FromMap(obj.Object)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	name := argo.AppName(app)
 	remotes := render.CheckoutURLs(root, repoURLs)
+	revs := &revisions{root: root, target: targetBranch}
+	defer func() {
+		if cerr := revs.close(); cerr != nil && err == nil {
+			err = fmt.Errorf("removing the worktrees of Application %s's revisions: %w", name, cerr)
+		}
+	}()
+	// The ref sources' roots, each at its own revision (expander.refRoots).
+	refs := &expander{s: &session{in: Inputs{AppsRoot: root}, revs: revs}, remotes: remotes}
 	opts := render.Options{}
 	var out []*yaml.RNode
-	var from []string
+	var from, notes []string
 	for _, src := range argo.Sources(app) {
 		if !src.Manifests() {
 			continue
@@ -40,9 +57,21 @@ func ExpectedFromApplication(obj *unstructured.Unstructured, root string, repoUR
 		if why := render.SkipSource(root, remotes, src); why != "" {
 			return nil, "", notRendered(where, root, why)
 		}
-		spec, err := render.LocalSource(root, app, src)
+		at := revs.argo(ctx, src.TargetRevision)
+		if at.Assumed != "" {
+			notes = append(notes, at.Assumed)
+		}
+		if at.Why != "" {
+			return nil, "", notRendered(where, root, at.Why)
+		}
+		spec, err := render.LocalSource(at.Root, app, src)
 		if err != nil {
 			return nil, "", err
+		}
+		var note string
+		spec.Refs, spec.RefWhy, note = refs.refRoots(ctx, app)
+		if note != "" {
+			notes = append(notes, note)
 		}
 		res, err := render.RenderArgo(spec, opts)
 		var skip *render.SkipError
@@ -53,12 +82,20 @@ func ExpectedFromApplication(obj *unstructured.Unstructured, root string, repoUR
 			return nil, "", fmt.Errorf("%s: %s %q: %w", where, src.PathField(), src.Path, err)
 		}
 		out = append(out, res.Resources...)
-		from = append(from, src.PathField()+" "+orDot(src.Path))
+		f := src.PathField() + " " + orDot(src.Path)
+		if at.Label != "" {
+			f += " at " + at.Label
+		}
+		from = append(from, f)
 	}
 	if len(from) == 0 {
 		return nil, "", fmt.Errorf("Application %s names no source that deploys manifests: nothing to render from --apps-root %s", name, root)
 	}
-	return out, fmt.Sprintf("--apps-root %s (%s)", root, strings.Join(from, ", ")), nil
+	desc := fmt.Sprintf("--apps-root %s (%s)", root, strings.Join(from, ", "))
+	if len(notes) > 0 {
+		desc += "; " + strings.Join(notes, "; ")
+	}
+	return out, desc, nil
 }
 
 func notRendered(where, root, why string) error {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestAppsRender(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, from, err := ExpectedFromApplication(liveApp(t, c.spec), c.root, nil)
+			res, from, err := ExpectedFromApplication(t.Context(), liveApp(t, c.spec), c.root, nil, "")
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one saying %q", err, c.err)
@@ -135,7 +136,7 @@ func TestAppsRenderThisRepository(t *testing.T) {
 		repoURL = "https://" + remotes[0]
 	}
 	t.Chdir(root)
-	res, from, err := ExpectedFromApplication(liveApp(t, "  source: {repoURL: "+repoURL+", targetRevision: main, path: examples/overlays/prod}\n"), ".", nil)
+	res, from, err := ExpectedFromApplication(t.Context(), liveApp(t, "  source: {repoURL: "+repoURL+", targetRevision: main, path: examples/overlays/prod}\n"), ".", nil, "main")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +151,96 @@ func TestAppsRenderThisRepository(t *testing.T) {
 	}
 	if deployments != 2 {
 		t.Errorf("want the web and worker Deployments in shop-prod, got %d in %d objects", deployments, len(res))
+	}
+}
+
+// gitRepo commits files on main and each branch's files on a branch of
+// its own, and returns the repository with main checked out.
+func gitRepo(t *testing.T, main map[string]string, branches map[string]map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	testutil.WriteFiles(t, dir, main)
+	git("add", "-A")
+	git("commit", "-q", "-m", "main")
+	for b, files := range branches {
+		git("checkout", "-q", "-b", b, "main")
+		testutil.WriteFiles(t, dir, files)
+		git("add", "-A")
+		git("commit", "-q", "-m", b)
+		git("checkout", "-q", "main")
+	}
+	return dir
+}
+
+// status --apps-root renders each source at the revision it tracks, as
+// check does: an Application tracking release-1 is compared with
+// release-1's render, not the checkout's (issue 19).
+func TestAppsRenderRevisions(t *testing.T) {
+	cm := func(level string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: " + level + "}\n"
+	}
+	root := gitRepo(t, map[string]string{
+		"deploy/kustomization.yaml": "resources: [cm.yaml]\n",
+		"deploy/cm.yaml":            cm("main"),
+		"chart/Chart.yaml":          "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+		"chart/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: chart}\ndata: {level: '{{ .Values.level }}'}\n",
+		"values/prod.yaml":          "level: main\n",
+	}, map[string]map[string]string{
+		"release-1": {"deploy/cm.yaml": cm("release"), "values/prod.yaml": "level: release\n"},
+	})
+	const repo = "https://git.example/shop/deploy.git"
+	refApp := func(chartRev, valuesRev string) string {
+		return "  sources:\n  - {repoURL: " + repo + ", targetRevision: " + chartRev + ", path: chart, helm: {valueFiles: [$values/values/prod.yaml]}}\n" +
+			"  - {repoURL: " + repo + ", targetRevision: " + valuesRev + ", ref: values}\n"
+	}
+	for _, c := range []struct {
+		name, spec, target string
+		level, from, err   string
+	}{
+		{name: "HEAD", spec: "  source: {repoURL: " + repo + ", targetRevision: HEAD, path: deploy}\n", level: "main"},
+		{name: "the checkout's branch", spec: "  source: {repoURL: " + repo + ", targetRevision: main, path: deploy}\n", level: "main"},
+		{name: "another branch", spec: "  source: {repoURL: " + repo + ", targetRevision: release-1, path: deploy}\n", level: "release",
+			from: "spec.source.path deploy at revision release-1 ("},
+		{name: "the target branch", spec: "  source: {repoURL: " + repo + ", targetRevision: release-1, path: deploy}\n", target: "release-1", level: "main"},
+		{name: "unknown revision", spec: "  source: {repoURL: " + repo + ", targetRevision: release-9, path: deploy}\n",
+			err: `revision release-9 is not the checkout's revision and the local git history cannot render it: no branch, tag or commit "release-9"`},
+		{name: "$ref values at their own revision", spec: refApp("main", "release-1"), level: "release"},
+		{name: "$ref values at the checkout", spec: refApp("release-1", "main"), level: "main"},
+		{name: "$ref values at an unknown revision", spec: refApp("main", "release-9"),
+			err: "the ref source values cannot be read: spec.sources[1] (ref values): revision release-9"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			res, from, err := ExpectedFromApplication(t.Context(), liveApp(t, c.spec), root, []string{repo}, c.target)
+			if left, _ := filepath.Glob(filepath.Join(tmp, "kubectl-gate-rev-*")); len(left) > 0 {
+				t.Errorf("worktrees left: %v", left)
+			}
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one saying %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) != 1 || res[0].GetDataMap()["level"] != c.level {
+				t.Errorf("render %d objects, want one with level %s: %v", len(res), c.level, res[0].MustString())
+			}
+			if !strings.Contains(from, c.from) {
+				t.Errorf("from %q, want %q", from, c.from)
+			}
+		})
 	}
 }
