@@ -333,14 +333,14 @@ spec: {interval: 10m, path: ./teams/b, prune: true, targetNamespace: shared, sou
 		absent string
 	}{
 		{"different content", child("team-b", "teams/b", "shared"), "info", 1, []string{
-			"ERROR [app-shared-object] Application/team-b (ns argocd): ConfigMap/shared-settings (ns shared) is rendered by both Application argocd/team-a (spec.source teams/a) and Application argocd/team-b (spec.source teams/b) for cluster in-cluster, with different content",
+			"Application/team-b (ns argocd)\n  ERROR [app-shared-object]: ConfigMap/shared-settings (ns shared) is rendered by both Application argocd/team-a (spec.source teams/a) and Application argocd/team-b (spec.source teams/b) for cluster in-cluster, with different content",
 		}, ""},
 		{"identical content", child("team-b", "teams/b", "shared"), "debug", 0, []string{
-			"WARNING [app-shared-object] Application/team-b (ns argocd): ConfigMap/shared-settings (ns shared) is rendered identically by Application argocd/team-a",
+			"Application/team-b (ns argocd)\n  WARNING [app-shared-object]: ConfigMap/shared-settings (ns shared) is rendered identically by Application argocd/team-a",
 		}, ""},
 		{"other namespace", child("team-b", "teams/b", "other"), "info", 0, nil, "app-shared-object"},
 		{"an Application and a Flux Kustomization", fluxChild, "info", 1, []string{
-			"ERROR [app-shared-object] Kustomization/team-b (ns flux-system): ConfigMap/shared-settings (ns shared) is rendered by both Application argocd/team-a (spec.source teams/a) and Flux Kustomization flux-system/team-b",
+			"Kustomization/team-b (ns flux-system)\n  ERROR [app-shared-object]: ConfigMap/shared-settings (ns shared) is rendered by both Application argocd/team-a (spec.source teams/a) and Flux Kustomization flux-system/team-b",
 		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -359,7 +359,7 @@ spec: {interval: 10m, path: ./teams/b, prune: true, targetNamespace: shared, sou
 				t.Errorf("exit %d, want %d\n%s%s", r.Code, tc.code, r.Stdout, r.Stderr)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(r.Stdout, w) {
+				if !says(r.Stdout, w) {
 					t.Errorf("output lacks %q\n%s%s", w, r.Stdout, r.Stderr)
 				}
 			}
