@@ -1,6 +1,7 @@
 package rolloutvalidation
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -123,7 +124,7 @@ func withoutPrivilegePolicy(errs field.ErrorList) field.ErrorList {
 // decodeJSON decodes an object as the controller's informers do: JSON,
 // case-sensitive, unknown fields dropped (the schema rules report those).
 func decodeJSON(obj *yaml.RNode, out any) error {
-	body, err := obj.MarshalJSON()
+	body, err := jsonOf(obj)
 	if err != nil {
 		return fmt.Errorf("encoding %s/%s as JSON: %w", obj.GetKind(), obj.GetName(), err)
 	}
@@ -131,6 +132,20 @@ func decodeJSON(obj *yaml.RNode, out any) error {
 		return fmt.Errorf("decoding %s/%s: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	return nil
+}
+
+// jsonOf is the object as JSON: what kyaml's RNode.MarshalJSON writes,
+// decoded from the parsed node itself rather than printed as YAML and
+// parsed again.
+func jsonOf(obj *yaml.RNode) ([]byte, error) {
+	if obj.YNode() == nil {
+		return []byte("null"), nil
+	}
+	m := map[string]any{}
+	if err := obj.YNode().Decode(&m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // workloadSelectors are the selector paths of the kinds a workloadRef may
