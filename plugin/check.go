@@ -51,9 +51,6 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	if err != nil {
 		return fail(s.Err, err)
 	}
-	if err := checkExclusions(o.excludeApps, res); err != nil {
-		return fail(s.Err, err)
-	}
 	if code := usageErrors(s.Err, res); code != ExitPass {
 		return code
 	}

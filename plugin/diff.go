@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,6 +66,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 	defer wt.Remove()
 	rel, _ := filepath.Rel(top, cwd)
 	done := make(chan *diff.Report, 1)
+	var usage error // the head's usage error, set before done is sent
 	printLogs := captureLogs()
 	go func() {
 		defer func() {
@@ -75,6 +77,11 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 		}()
 		label := fmt.Sprintf("%s (%.12s)", d.base, wt.Rev)
 		baseRun, headRun := sides(ctx, o, base, version, cwd, filepath.Join(wt.Dir, rel), label, top, wt.Rev, s.Err)
+		if ue := (*config.UsageError)(nil); errors.As(headRun.Err, &ue) {
+			usage = ue
+			done <- nil
+			return
+		}
 		done <- diff.Compare(baseRun, headRun, o.kubernetesVersion)
 	}()
 	var rep *diff.Report
@@ -84,6 +91,10 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 		wt.Remove()
 		fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: diff --base %s: %v\n", d.base, context.Cause(ctx))
 		return ExitNoVerdict
+	}
+	if usage != nil {
+		wt.Remove()
+		return fail(s.Err, usage)
 	}
 	if rep == nil || !stop.Commit(ctx) {
 		wt.Remove()
@@ -227,9 +238,15 @@ func headBranch(ctx context.Context, top string) string {
 // working directory, or baseDir in the worktree) and changes back to head.
 func sides(ctx context.Context, o *options, cfg *config.Object, version, head, baseDir, label, top, rev string, w io.Writer) (baseRun, headRun diff.Run) {
 	headRun, baseRun = diff.Run{Label: "working tree"}, diff.Run{Label: label}
-	headRes, err := plan(ctx, o, cfg, version, head, head, nil)
+	headRes, err := plan(ctx, o, cfg, version, head, head, nil, false)
 	if err != nil {
 		headRun.Err = fmt.Errorf("working tree: %w", err)
+		var ue *config.UsageError
+		if errors.As(err, &ue) {
+			// A usage error (an --exclude-app naming no app) is the
+			// caller's: exit 2, the base is not run.
+			return baseRun, headRun
+		}
 	}
 	reuse := reuseFor(ctx, o, headRes, top, rev, w)
 	// The base worktree stands for the head's branch: sources tracking
@@ -237,7 +254,7 @@ func sides(ctx context.Context, o *options, cfg *config.Object, version, head, b
 	o.checkoutBranch = headBranch(ctx, top)
 	if err := os.Chdir(baseDir); err != nil {
 		baseRun.Err = fmt.Errorf("%s: the working directory does not exist at this revision: %w", label, err)
-	} else if baseRes, err := plan(ctx, o, cfg, version, baseDir, head, reuse); err != nil {
+	} else if baseRes, err := plan(ctx, o, cfg, version, baseDir, head, reuse, true); err != nil {
 		baseRun.Err = fmt.Errorf("%s: %w", label, err)
 	} else {
 		baseRun.Result = baseRes
@@ -258,14 +275,17 @@ func sides(ctx context.Context, o *options, cfg *config.Object, version, head, b
 	return baseRun, headRun
 }
 
-// plan plans the inputs from dir and changes back to home.
-func plan(ctx context.Context, o *options, cfg *config.Object, version, dir, home string, reuse *pipeline.Reuse) (*pipeline.Result, error) {
+// plan plans the inputs from dir and changes back to home. atBase lets an
+// --exclude-app name an app the revision lacks (the pull request may add
+// it); at the head that is a usage error.
+func plan(ctx context.Context, o *options, cfg *config.Object, version, dir, home string, reuse *pipeline.Reuse, atBase bool) (*pipeline.Result, error) {
 	if err := os.Chdir(dir); err != nil {
 		return nil, fmt.Errorf("the working directory does not exist at this revision: %w", err)
 	}
 	defer os.Chdir(home)
 	po := o.pipelineOptions(cfg, version, nil)
 	po.Reuse = reuse
+	po.UnmatchedExclusionsOK = atBase
 	return pipeline.Plan(ctx, o.inputs(nil), po)
 }
 

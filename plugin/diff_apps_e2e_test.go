@@ -284,3 +284,33 @@ func commitTo(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// TestE2EDiffExcludeApp: diff checks --exclude-app as check does: a name
+// that matches no app of the head is exit 2 with the closest name, and no
+// worktree is left; a name the pull request adds (absent at the base) is
+// no error at the base.
+func TestE2EDiffExcludeApp(t *testing.T) {
+	commits := appsCommits()
+	commits[1]["apps/kustomization.yaml"] = "resources: [shop.yaml, blog.yaml, cart.yaml, extra.yaml]\n"
+	commits[1]["apps/extra.yaml"] = diffApp("extra", "extra")
+	commits[1]["extra/kustomization.yaml"] = "resources: [https://example.invalid/x.yaml]\n"
+	repo := commitRepo(t, commits...)
+	tmp := t.TempDir()
+	args := []string{"diff", "--base", "HEAD~1", "-k", "apps", "--apps-root", ".", "--repo-url", diffRepo}
+	for _, cmd := range []string{"check", "diff"} {
+		a := append([]string{cmd}, args[1:]...)
+		if cmd == "check" {
+			a = append([]string{"check"}, args[3:]...)
+		}
+		r := gateIn(t, repo, tmp, append(a, "--exclude-app", "argocd/blgo")...)
+		if r.Code != 2 || !strings.Contains(r.Stderr, `--exclude-app`) || !strings.Contains(r.Stderr, `did you mean "argocd/blog"?`) {
+			t.Errorf("%s --exclude-app argocd/blgo: exit %d, want 2 naming argocd/blog\n%s%s", cmd, r.Code, r.Stdout, r.Stderr)
+		}
+		noWorktreeLeft(t, repo, tmp)
+	}
+	r := gateIn(t, repo, tmp, append(args, "--exclude-app", "argocd/extra")...)
+	if r.Code != 1 || strings.Contains(r.Stdout, "base has no verdict") || !strings.Contains(r.Stdout, `excluded by --exclude-app "argocd/extra"`) {
+		t.Errorf("--exclude-app of the app the change adds: exit %d, want 1 (shop's new finding), the base judged\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noWorktreeLeft(t, repo, tmp)
+}

@@ -67,9 +67,6 @@ func runRender(ctx context.Context, args []string, s Streams, version string) in
 	if err != nil {
 		return fail(s.Err, err)
 	}
-	if err := checkExclusions(o.excludeApps, res); err != nil {
-		return fail(s.Err, err)
-	}
 	total := res.Report()
 	o.nameFlags(total)
 	var out bytes.Buffer

@@ -58,9 +58,6 @@ func runSelftest(ctx context.Context, args []string, s Streams, version string) 
 	if err != nil {
 		return fail(s.Err, err)
 	}
-	if err := checkExclusions(o.excludeApps, res); err != nil {
-		return fail(s.Err, err)
-	}
 	inputs := res.Selftest(ctx)
 	code := ExitPass
 	for _, in := range inputs {

@@ -94,6 +94,10 @@ type Options struct {
 	// Reuse, when set, takes the renders that cannot have changed from a
 	// run at another revision (reuse.go: diff --base).
 	Reuse *Reuse
+	// UnmatchedExclusionsOK lets an --exclude-app name no app of the run
+	// (diff's base: the pull request may add the app it excludes); else it
+	// is a usage error (exclude.go).
+	UnmatchedExclusionsOK bool
 }
 
 // RenderOptions are the kustomize render options.
@@ -209,6 +213,9 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 		}
 	}
 	units, err := s.expand(ctx, loaded)
+	if err == nil {
+		err = s.checkExclusions(units)
+	}
 	if err != nil {
 		_ = s.revs.close()
 		return nil, err
