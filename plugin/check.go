@@ -191,8 +191,11 @@ func fail(w io.Writer, err error) int {
 
 // progress returns the run's progress reporter on stderr (report.Progress:
 // a live line on a terminal after a second, a plain line every 10 s in a
-// log, stage timings with -v); "" ends it.
+// log, stage timings with -v); "" ends it. -q silences it.
 func progress(s Streams, o *options) func(string) {
+	if o.quiet {
+		return func(string) {}
+	}
 	p := report.NewProgress(s.Err, s.ErrIsTTY, o.verbose)
 	return func(msg string) {
 		if msg == "" {
