@@ -39,6 +39,7 @@ const (
 	argocd       = "argoproj__argo-cd/"
 	cnoe         = "cnoe-io__stacks/"
 	bridge       = "gitops-bridge-dev__gitops-bridge/argocd/iac/terraform/examples/eks/"
+	fluxTenancy  = "fluxcd__flux2-multi-tenancy/"
 )
 
 // gateArgs are the check arguments of the run: its inputs, and
@@ -95,6 +96,9 @@ func realRepoInputs() []realRepoInput {
 		{"cnoe-vcluster", []string{"-f", cnoe + "vcluster-multi-env"}},
 		{"gitops-bridge-bootstrap", []string{"-f", bridge + "getting-started/bootstrap"}},
 		{"gitops-bridge-appsets", []string{"-f", bridge + "private-ecr/appset-manifest-example"}},
+		// Flux multi-tenancy (issue 19): a tenant's GitRepository tracks
+		// branch dev-team, which this repository's history does not have.
+		{"flux-multi-tenancy-dev-team", []string{"-k", fluxTenancy + "tenants/staging", "--apps-root", fluxTenancy, "--repo-url", "https://github.com/fluxcd/flux2-multi-tenancy"}},
 	}
 	// Argo Rollouts' `kubectl argo rollouts lint` fixtures: upstream labels
 	// each valid or invalid, which the README weighs the gate against.
