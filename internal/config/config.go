@@ -119,6 +119,12 @@ type Images struct {
 	// config file (--lock FILE sets it), or the ImageLock inline (both
 	// shells; the KRM function reads no files).
 	Lock *Entry `json:"lock,omitempty"`
+	// Signatures, when set, requires every image digest pin resolves or
+	// digest: verify checks to be signed by an allowed signer (rule
+	// image-signature): cosign public keys, or certificate identities
+	// checked offline against a trusted root. Only the trusted config's
+	// count: an in-tree Gate could otherwise allow its own signer.
+	Signatures *Signatures `json:"signatures,omitempty"`
 }
 
 // PodSpecPath is a pod spec location in a custom kind, as a dotted path
@@ -325,6 +331,9 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if err := s.Images.validateLock(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.Images.Signatures.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	for _, id := range sortedKeys(s.Rules) {
