@@ -71,6 +71,8 @@ type options struct {
 
 	// image lock (imagelock.go)
 	locks lockOptions
+	// signers (signatures.go)
+	signatures signatureOptions
 
 	// pin
 	dropTag            bool
@@ -114,6 +116,9 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	addPolicyFlags(fs, o)
 	addHelmFlags(fs, o)
 	addLockFlags(fs, o, pin)
+	if pin || name == "check" {
+		addSignatureFlags(fs, o)
+	}
 	if name == "check" {
 		fs.StringVar(&o.baseline, "baseline", "", "findings whose fingerprint is in this baseline `FILE` are existing: shown, counted, not failing")
 		fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's findings' fingerprints to `FILE` (atomically); they are existing from then on")
@@ -253,6 +258,9 @@ func (o *options) apply(s *config.Spec) error {
 		s.Schema.KubernetesVersion = o.kubernetesVersion
 	}
 	if err := o.applyLock(s); err != nil {
+		return err
+	}
+	if err := o.applySignatures(s); err != nil {
 		return err
 	}
 	s.Schema.CRDs = append(s.Schema.CRDs, config.PathEntries(o.crds...)...)

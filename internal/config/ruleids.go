@@ -25,6 +25,7 @@ func RuleIDs() []string {
 		"image-podspec-path",
 		"image-registry",
 		"image-resolve",
+		"image-signature",
 		"rollout-analysis-ref",
 		"rollout-bluegreen-autopromotion",
 		"rollout-bluegreen-services",

@@ -26,6 +26,9 @@ type Deps struct {
 	// Policy evaluates the configured policies (rule policy); nil when
 	// none are configured.
 	Policy PolicyChecker
+	// Signatures checks image signatures; required when
+	// spec.images.signatures names a signer and the gate pins or verifies.
+	Signatures images.SignatureVerifier
 }
 
 // PolicyChecker evaluates policies on the render and returns the policy
@@ -70,6 +73,26 @@ type Options struct {
 // ErrNoResolver is returned when pinning or verify is asked without a Resolver.
 var ErrNoResolver = errors.New("registry look-ups are needed (pin or images.digest: verify) but no resolver was given")
 
+// ErrNoSignatureVerifier is returned when signers are configured and the
+// gate pins or verifies without a SignatureVerifier.
+var ErrNoSignatureVerifier = errors.New("spec.images.signatures names signers but no signature verifier was given")
+
+// digestRefs lists, once each, the image references of resources that
+// carry a valid digest: what the signature check is asked about (after
+// pinning, every image that resolved).
+func digestRefs(resources []*yaml.RNode, cfg *config.Spec) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, im := range images.Collect(resources, images.ConfiguredPaths(cfg), manifest.IsLocalConfig) {
+		if !im.Valid || !im.Ref.ValidDigest() || seen[im.Container.Image] {
+			continue
+		}
+		seen[im.Container.Image] = true
+		out = append(out, im.Container.Image)
+	}
+	return out
+}
+
 // Run checks resources and, with Options.Pin, pins them first.
 func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) (*finding.Report, error) {
 	cfg := opts.Config
@@ -97,6 +120,12 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		if err := pin(resources, cfg, c.Resolutions, opts.DropTag, deps.Version); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Images.Signatures.Enabled() && (opts.Pin || cfg.Images.Digest == config.DigestVerify) && cfg.Rules["image-signature"] != finding.Off {
+		if deps.Signatures == nil {
+			return nil, ErrNoSignatureVerifier
+		}
+		c.Signatures = deps.Signatures.VerifySignatures(ctx, digestRefs(resources, cfg))
 	}
 	if deps.Policy != nil && cfg.Rules["policy"] != finding.Off {
 		fs, err := deps.Policy.Check(ctx, resources)

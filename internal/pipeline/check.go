@@ -51,7 +51,8 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		return nil, err
 	}
 	if pin && s.o.Lock != nil {
-		if err := recordLock(s.o.Lock, unpinned, lockImages(u.checked(), spec), spec.Images.Platform); err != nil {
+		sigs, _ := deps.Signatures.(*signatureCheck)
+		if err := recordLock(s.o.Lock, unpinned, lockImages(u.checked(), spec), spec.Images.Platform, sigs); err != nil {
 			return nil, err
 		}
 	}
@@ -84,6 +85,13 @@ func (s *session) gateFor(ctx context.Context, u *Unit, spec *config.Spec, pin b
 	if pin || spec.Images.Digest == config.DigestVerify {
 		if deps.Resolver, err = s.resolvers.For(ctx, spec, u.Resources); err != nil {
 			return opts, deps, err
+		}
+		sigs, err := s.signaturesFor(spec, deps.Resolver)
+		if err != nil {
+			return opts, deps, err
+		}
+		if sigs != nil {
+			deps.Signatures = sigs
 		}
 	}
 	return opts, deps, nil

@@ -63,8 +63,9 @@ func lockImages(resources []*yaml.RNode, spec *config.Spec) []images.Image {
 // recordLock adds what a unit was pinned to to the run's lock: each image
 // as written (its tag) beside its digest, after pinning. Images the render
 // wrote with a digest are locked too; images that stayed without one (a
-// failed look-up, reported by image-resolve) are not.
-func recordLock(b *imagelock.Builder, before, after []images.Image, platform string) error {
+// failed look-up, reported by image-resolve) are not. With a signature
+// check, each entry says who signed its digest.
+func recordLock(b *imagelock.Builder, before, after []images.Image, platform string, sigs *signatureCheck) error {
 	if len(before) != len(after) {
 		return fmt.Errorf("locking images: %d images before pinning, %d after", len(before), len(after))
 	}
@@ -77,6 +78,7 @@ func recordLock(b *imagelock.Builder, before, after []images.Image, platform str
 		if !was.HasDigest() {
 			e.Platform = platform // the tag was resolved for it
 		}
+		sigs.signLock(&e, after[i].Container.Image)
 		if err := b.Add(e); err != nil {
 			return err
 		}

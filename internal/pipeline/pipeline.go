@@ -166,6 +166,7 @@ type session struct {
 	in        Inputs
 	o         Options
 	resolvers *resolvers
+	signers   signers // signature checks (signatures.go)
 	progress  func(string)
 	waivers   *waiver.Set // the trusted config's exceptions (waive.go)
 	revs      *revisions  // the revisions sources name (revisions.go)

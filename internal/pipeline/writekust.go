@@ -48,7 +48,15 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 	}
 	extra := images.ConfiguredPaths(spec)
 	unpinned := kustomization.UnpinnedRepos(u.Resources, extra)
-	rep, err := gate.Run(ctx, u.Resources, gate.Options{Config: spec, Pin: true}, gate.Deps{Resolver: res, Version: s.o.Version})
+	deps := gate.Deps{Resolver: res, Version: s.o.Version}
+	sigs, err := s.signaturesFor(spec, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sigs != nil {
+		deps.Signatures = sigs
+	}
+	rep, err := gate.Run(ctx, u.Resources, gate.Options{Config: spec, Pin: true}, deps)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,6 +68,11 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 			}
 		}
 		return nil, failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == "image-signature" {
+			return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %s", path, f.Message)
+		}
 	}
 	digests := kustomization.PinnedDigests(u.Resources, extra, unpinned)
 	// The render with the digests written is made before the write, on

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
@@ -22,6 +23,7 @@ const userAgent = "kubectl-gate"
 type Resolver struct {
 	cfg     *config
 	puller  *remote.Puller
+	remote  []remote.Option
 	cache   *diskCache
 	secrets *secrets
 	memo    *memo
@@ -66,7 +68,8 @@ func New(opts Options) (*Resolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolver options: %w", err)
 	}
-	r.puller, err = remote.NewPuller(r.remoteOptions()...)
+	r.remote = r.remoteOptions()
+	r.puller, err = remote.NewPuller(r.remote...)
 	if err != nil {
 		return nil, fmt.Errorf("resolver options: %w", err)
 	}
@@ -88,6 +91,20 @@ func (r *Resolver) remoteOptions() []remote.Option {
 		remote.WithUserAgent(userAgent),
 		remote.WithJobs(r.cfg.jobs),
 	}
+}
+
+// Remote returns how to ask about repo as the Resolver does: the
+// repository with Options.Mirrors applied (plain HTTP when Options.Insecure
+// lists its host) and the Resolver's options (its credentials and its one
+// transport, which refuses unlisted plain HTTP, retries, checks every
+// manifest answer, counts requests and redacts credentials). The signature
+// check reads signatures through it.
+func (r *Resolver) Remote(repo name.Repository) (name.Repository, []remote.Option, error) {
+	look, err := r.lookupRepo(repo)
+	if err != nil {
+		return repo, nil, fmt.Errorf("registry settings for %s: %w", repo.Name(), err)
+	}
+	return look, r.remote, nil
 }
 
 // Resolve answers every reference in refs, keyed by the reference exactly as

@@ -91,6 +91,10 @@ type Context struct {
 	Resolutions map[string]images.Resolution
 	// Pinning is true when the gate resolves tags instead of reporting them.
 	Pinning bool
+	// Signatures holds the signature check of every image reference with
+	// a digest, by reference; nil when no signer is configured or the gate
+	// neither pins nor verifies (rule image-signature).
+	Signatures map[string]images.SignatureVerdict
 	// Apps holds, for each Argo CD Application of the input whose source
 	// was rendered (--apps-root), that render.
 	Apps []argo.AppSource

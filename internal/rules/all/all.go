@@ -40,6 +40,7 @@ func Rules() []rules.Rule {
 		images.PodSpecPath,
 		images.Registry,
 		images.Resolve,
+		images.Signature,
 
 		rollouts.AnalysisRef,
 		rollouts.BlueGreenAutoPromotion,
