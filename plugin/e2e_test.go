@@ -230,4 +230,9 @@ func TestE2EUsageErrorPrintsNoVerdict(t *testing.T) {
 			t.Errorf("--crd %s: exit %d, want 2 with the error once on stderr and no report\nstdout:\n%s\nstderr:\n%s", crd, r.Code, r.Stdout, r.Stderr)
 		}
 	}
+	// render (the Argo CD plugin's generate) the same: nothing on stdout.
+	r := gate(t, "", "render", "-k", "examples/overlays/prod", "--crd", "no/such/crds")
+	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, "reading CRDs from no/such/crds") || strings.Contains(strings.ToUpper(r.Stderr), "VERDICT") {
+		t.Errorf("render --crd: exit %d, want 2 with the error on stderr and no report\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
 }

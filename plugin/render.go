@@ -67,6 +67,9 @@ func runRender(ctx context.Context, args []string, s Streams, version string) in
 	if err != nil {
 		return fail(s.Err, err)
 	}
+	if code := usageErrors(s.Err, res); code != ExitPass {
+		return code
+	}
 	total := res.Report()
 	o.nameFlags(total)
 	var out bytes.Buffer
