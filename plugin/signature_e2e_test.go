@@ -97,7 +97,11 @@ func TestE2ESignatures(t *testing.T) {
 		t.Fatalf("check --config of an unsigned digest: exit %d, want 1\n%s%s", c.Code, c.Stdout, c.Stderr)
 	}
 
-	// Usage: an identity without a trusted root, a key file that is not one.
+	// Usage: signers on check without --digest verify (nothing would be
+	// verified), an identity without a trusted root, a key file that is not one.
+	if c := gate(t, pinned, "check", "-f", "-", "--key", ci.PubFile); c.Code != 2 {
+		t.Errorf("check --key without --digest verify: exit %d, want 2\n%s", c.Code, c.Stderr)
+	}
 	if c := gate(t, pinned, "check", "-f", "-", "--digest", "verify", "--insecure-registry", reg.Host, "--certificate-identity", "ci@shop.example", "--certificate-oidc-issuer", "https://issuer.example"); c.Code != 2 {
 		t.Errorf("an identity without --trusted-root: exit %d, want 2\n%s", c.Code, c.Stderr)
 	}

@@ -16,10 +16,14 @@ type signatureOptions struct {
 	issuer         string
 	issuerRegexp   string
 	trustedRoot    string
+	// check is set on check, which verifies signatures only with --digest
+	// verify (pin always verifies what it pins).
+	check bool
 }
 
 func addSignatureFlags(fs *pflag.FlagSet, o *options) {
 	s := &o.signatures
+	s.check = fs.Name() == "kubectl gate check"
 	fs.StringArrayVar(&s.keys, "key", nil, "require every pinned or verified digest to be signed by this cosign public key `FILE` (repeatable; = spec.images.signatures.keys)")
 	fs.StringVar(&s.identity, "certificate-identity", "", "allow keyless signatures whose certificate names this identity (with an issuer flag and --trusted-root)")
 	fs.StringVar(&s.identityRegexp, "certificate-identity-regexp", "", "allow keyless signatures whose certificate identity matches this `REGEXP`")
@@ -37,6 +41,9 @@ func (o *options) applySignatures(spec *config.Spec) error {
 	hasID := id != (config.SignatureIdentity{})
 	if len(s.keys) == 0 && !hasID && s.trustedRoot == "" {
 		return nil
+	}
+	if s.check && spec.Images.Digest != config.DigestVerify {
+		return usageErr("--key / --certificate-identity", "check verifies signatures only with --digest verify (or spec.images.digest: verify), which asks the registry; offline, hold the render to a lock (--lock)")
 	}
 	out := spec.Images.Signatures.Clone()
 	for _, k := range s.keys {
