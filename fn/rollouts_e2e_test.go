@@ -1,6 +1,7 @@
 package fn_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -83,19 +85,20 @@ func TestE2ERolloutsBadVariants(t *testing.T) {
 			if !slices.Contains(fnLines, v.want) {
 				t.Errorf("kustomize stderr lacks %q:\n%s", v.want, r.Stderr)
 			}
-			p := testutil.Run(t, testutil.Root(t), "", nil, plugin, "check", "-k", dir)
+			p := testutil.Run(t, testutil.Root(t), "", nil, plugin, "check", "-k", dir, "-o", "json")
 			if p.Code != 1 {
 				t.Errorf("kubectl gate check -k: exit %d, want 1\n%s%s", p.Code, p.Stdout, p.Stderr)
 			}
 			// rollout-invalid-spec runs in the plugin only (the function
 			// says so on each Rollout, as info): compare the rest.
-			got := slices.DeleteFunc(findingHeads(p.Stdout), func(l string) bool { return strings.Contains(l, "[rollout-invalid-spec]") })
+			heads, files := pluginHeads(t, p.Stdout)
+			got := slices.DeleteFunc(heads, func(l string) bool { return strings.Contains(l, "[rollout-invalid-spec]") })
 			if !slices.Equal(got, fnLines) {
 				t.Errorf("the plugin and the KRM function disagree:\nplugin: %q\nfn:     %q", got, fnLines)
 			}
-			// The file, and the line of the value where the plugin knows it.
-			if !strings.Contains(p.Stdout, "["+dir+"/"+v.file+"]") && !strings.Contains(p.Stdout, "["+dir+"/"+v.file+":") {
-				t.Errorf("the plugin's finding does not name the source file %s/%s:\n%s", dir, v.file, p.Stdout)
+			// The plugin names the source file the broken value is in.
+			if !slices.Contains(files[v.want], dir+"/"+v.file) {
+				t.Errorf("the plugin's finding %q names %q, not the source file %s/%s", v.want, files[v.want], dir, v.file)
 			}
 		})
 	}
@@ -200,6 +203,36 @@ func findingHeads(s string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// pluginHeads reads the plugin's -o json report: each error or warning's
+// head as the function prints it (severity, rule, object, field), sorted
+// and unique, and the files each head's findings name.
+func pluginHeads(t *testing.T, stdout string) ([]string, map[string][]string) {
+	t.Helper()
+	var rep struct {
+		Results []finding.Finding `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("reading the plugin's JSON report: %v\n%s", err, stdout)
+	}
+	var heads []string
+	files := map[string][]string{}
+	for _, f := range rep.Results {
+		if f.Severity != finding.SeverityError && f.Severity != finding.SeverityWarning {
+			continue
+		}
+		head := strings.ToUpper(string(f.Severity)) + " [" + f.Rule + "] " + f.ResourceRef.String()
+		if f.Field != nil {
+			head += " " + f.Field.Path
+		}
+		heads = append(heads, head)
+		if f.File != nil {
+			files[head] = append(files[head], f.File.Path)
+		}
+	}
+	slices.Sort(heads)
+	return slices.Compact(heads), files
 }
 
 // resourceList wraps a rendered stream and a Gate file in a ResourceList.
