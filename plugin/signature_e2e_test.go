@@ -96,6 +96,11 @@ func TestE2ESignatures(t *testing.T) {
 	if c := gate(t, workloads(1, tag("cron")+"@"+unsigned.DigestStr()), "check", "-f", "-", "--config", cfg); c.Code != 1 || !strings.Contains(c.Stdout, "[image-signature]") {
 		t.Fatalf("check --config of an unsigned digest: exit %d, want 1\n%s%s", c.Code, c.Stdout, c.Stderr)
 	}
+	// The same config offline (--digest require looks nothing up): the
+	// unsigned digest passes, and the report says no signature was looked up.
+	if c := gate(t, workloads(1, tag("cron")+"@"+unsigned.DigestStr()), "check", "-f", "-", "--config", cfg, "--digest", "require"); c.Code != 0 || !strings.Contains(c.Stdout, "not checked: signers are configured") {
+		t.Errorf("check --config --digest require: exit %d, want 0 and a not-checked notice\n%s%s", c.Code, c.Stdout, c.Stderr)
+	}
 
 	// Usage: signers on check without --digest verify (nothing would be
 	// verified), an identity without a trusted root, a key file that is not one.

@@ -19,6 +19,14 @@ var Signature = rules.Rule{
 
 func checkImageSignature(c *rules.Context) []finding.Finding {
 	if c.Signatures == nil {
+		// Signers in the config, but this run looks up no signatures
+		// (check with digest: require, offline): say so, never a silent
+		// pass that reads as "signed".
+		if c.Config.Images.Signatures.Enabled() && !c.Pinning {
+			return []finding.Finding{{Severity: finding.SeverityInfo,
+				Message: "not checked: signers are configured (spec.images.signatures), but digest: " + c.Config.Images.Digest +
+					" asks no registry, so no signature was looked up; kubectl gate pin, or check --digest verify, verifies them"}}
+		}
 		return nil
 	}
 	var out []finding.Finding
