@@ -34,12 +34,13 @@ type realRepoInput struct {
 }
 
 const (
-	rolloutsEx   = "argoproj__argo-rollouts/examples/"
-	rolloutsLint = "argoproj__argo-rollouts/pkg/kubectl-argo-rollouts/cmd/lint/testdata/"
-	argocd       = "argoproj__argo-cd/"
-	cnoe         = "cnoe-io__stacks/"
-	bridge       = "gitops-bridge-dev__gitops-bridge/argocd/iac/terraform/examples/eks/"
-	fluxTenancy  = "fluxcd__flux2-multi-tenancy/"
+	rolloutsEx     = "argoproj__argo-rollouts/examples/"
+	rolloutsLint   = "argoproj__argo-rollouts/pkg/kubectl-argo-rollouts/cmd/lint/testdata/"
+	argocd         = "argoproj__argo-cd/"
+	cnoe           = "cnoe-io__stacks/"
+	bridge         = "gitops-bridge-dev__gitops-bridge/argocd/iac/terraform/examples/eks/"
+	fluxTenancy    = "fluxcd__flux2-multi-tenancy/"
+	kubePrometheus = "prometheus-operator__kube-prometheus/"
 )
 
 // gateArgs are the check arguments of the run: its inputs, and
@@ -99,6 +100,11 @@ func realRepoInputs() []realRepoInput {
 		// Flux multi-tenancy (issue 19): a tenant's GitRepository tracks
 		// branch dev-team, which this repository's history does not have.
 		{"flux-multi-tenancy-dev-team", []string{"-k", fluxTenancy + "tenants/staging", "--apps-root", fluxTenancy, "--repo-url", "https://github.com/fluxcd/flux2-multi-tenancy"}},
+		// kube-prometheus (issue 19): Prometheus and Alertmanager name their
+		// image in spec.image, outside any pod spec; their CRDs are not
+		// vendored (manifests/setup), so the kinds are allowed unschemaed.
+		{"kube-prometheus-cr-images", []string{"-f", kubePrometheus + "manifests",
+			"--ignore-missing-schema", "monitoring.coreos.com/Prometheus", "--ignore-missing-schema", "monitoring.coreos.com/Alertmanager"}},
 	}
 	// Argo Rollouts' `kubectl argo rollouts lint` fixtures: upstream labels
 	// each valid or invalid, which the README weighs the gate against.
