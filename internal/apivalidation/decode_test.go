@@ -5,10 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,6 +14,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestDecodeInMemoryIsTheJSONDecoders decodes every built-in object of the
@@ -25,15 +24,7 @@ import (
 // to the validation.
 func TestDecodeInMemoryIsTheJSONDecoders(t *testing.T) {
 	var n int
-	root := filepath.Join("..", "..", "testdata", "corpus")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || (!strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml")) {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	testutil.CorpusYAML(t, func(path string, data []byte) {
 		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 		for {
 			doc, err := r.Read()
@@ -41,7 +32,7 @@ func TestDecodeInMemoryIsTheJSONDecoders(t *testing.T) {
 				break
 			}
 			if err != nil {
-				return nil // not YAML this test can split: not its subject
+				return // not YAML this test can split: not its subject
 			}
 			var m map[string]any
 			if yaml.Unmarshal(doc, &m) != nil || m == nil {
@@ -66,11 +57,7 @@ func TestDecodeInMemoryIsTheJSONDecoders(t *testing.T) {
 			}
 			n++
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if n < 50 {
 		t.Fatalf("compared %d objects; the corpus should give at least 50", n)
 	}

@@ -2,13 +2,11 @@ package rolloutvalidation
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestJSONOfIsMarshalJSON: the JSON decoded from the node is, byte for
@@ -16,18 +14,10 @@ import (
 // object of the vendored corpus.
 func TestJSONOfIsMarshalJSON(t *testing.T) {
 	var n int
-	root := filepath.Join("..", "..", "testdata", "corpus")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || (!strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml")) {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	testutil.CorpusYAML(t, func(path string, data []byte) {
 		objs, err := kio.FromBytes(data)
 		if err != nil {
-			return nil // not a stream of objects: not this test's subject
+			return // not a stream of objects: not this test's subject
 		}
 		for _, obj := range objs {
 			want, werr := obj.MarshalJSON()
@@ -41,11 +31,7 @@ func TestJSONOfIsMarshalJSON(t *testing.T) {
 			}
 			n++
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if n < 200 {
 		t.Fatalf("compared %d objects; the corpus should give at least 200", n)
 	}

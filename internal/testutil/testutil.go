@@ -3,6 +3,7 @@ package testutil
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,26 @@ func Corpus(t testing.TB) string {
 		t.Fatalf("vendored corpus: %v", err)
 	}
 	return dir
+}
+
+// CorpusYAML calls each with the path and content of every .yaml and .yml
+// file of the vendored corpus, in walk order.
+func CorpusYAML(t testing.TB, each func(path string, data []byte)) {
+	t.Helper()
+	err := filepath.WalkDir(Corpus(t), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml")) {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		each(path, data)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the vendored corpus: %v", err)
+	}
 }
 
 // Bin returns the path of a built binary in bin/. Tests of the shells run
