@@ -188,29 +188,29 @@ func TestE2EDiffSharedFiles(t *testing.T) {
 		"apps/gamma.yaml":                         diffApp("gamma", "gamma/overlays/prod"),
 		"apps/web.yaml":                           diffApp("web", "charts/web"),
 		"apps/linked.yaml":                        diffApp("linked", "linked/overlays/prod"),
-		"shared/base/kustomization.yaml":          "resources: [deploy.yaml]\n",
-		"shared/base/deploy.yaml":                 waiveDeployment("api", "ghcr.io/shop/api:1.0@"+pinnedDigest, ""),
-		"alpha/overlays/prod/kustomization.yaml":  overlay("alpha", "../../../shared/base"),
-		"beta/overlays/prod/kustomization.yaml":   overlay("beta", "../../../shared/base"),
+		"common/base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"common/base/deploy.yaml":                 waiveDeployment("api", "ghcr.io/shop/api:1.0@"+pinnedDigest, ""),
+		"alpha/overlays/prod/kustomization.yaml":  overlay("alpha", "../../../common/base"),
+		"beta/overlays/prod/kustomization.yaml":   overlay("beta", "../../../common/base"),
 		"gamma/base/kustomization.yaml":           "resources: [deploy.yaml]\n",
 		"gamma/base/deploy.yaml":                  waiveDeployment("gamma", "ghcr.io/shop/gamma:1.0@"+pinnedDigest, ""),
 		"gamma/overlays/prod/kustomization.yaml":  overlay("gamma", "../../base"),
 		"charts/web/Chart.yaml":                   "apiVersion: v2\nname: web\nversion: 0.1.0\n",
 		"charts/web/values.yaml":                  "image: ghcr.io/shop/web:1.0@" + pinnedDigest + "\n",
 		"charts/web/templates/deploy.yaml":        chart,
-		"linked/overlays/prod/kustomization.yaml": overlay("linked", "shared"),
+		"linked/overlays/prod/kustomization.yaml": overlay("linked", "common"),
 	}
 	head := map[string]string{
-		"shared/base/deploy.yaml": waiveDeployment("api", "ghcr.io/shop/api:1.1@"+pinnedDigest, ""),
+		"common/base/deploy.yaml": waiveDeployment("api", "ghcr.io/shop/api:1.1@"+pinnedDigest, ""),
 		"charts/web/values.yaml":  "image: ghcr.io/shop/web:1.1@" + pinnedDigest + "\n",
 	}
-	// linked/overlays/prod/shared → ../../../shared/base, committed with
+	// linked/overlays/prod/common → ../../../common/base, committed with
 	// the base.
 	repo := commitRepo(t, map[string]string{"README.md": "apps\n"})
 	if err := os.MkdirAll(filepath.Join(repo, "linked/overlays/prod"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("../../../shared/base", filepath.Join(repo, "linked/overlays/prod/shared")); err != nil {
+	if err := os.Symlink("../../../common/base", filepath.Join(repo, "linked/overlays/prod/common")); err != nil {
 		t.Fatal(err)
 	}
 	commitTo(t, repo, base)
