@@ -55,6 +55,15 @@ func pack(head string, sections []string, limit int, split bool) []string {
 		}
 		return []string{cut(cur, limit)}
 	}
+	// fit cuts a part that is over the limit on its own (a section, or a
+	// head whose pull-request values are long), and says so.
+	fit := func(p string) string {
+		if runes(p) <= limit {
+			return p
+		}
+		note := "\n… (this section was cut to fit a comment)\n"
+		return cut(p, limit-runes(note)) + note
+	}
 	var parts []string
 	cur := head
 	for _, s := range sections {
@@ -62,14 +71,10 @@ func pack(head string, sections []string, limit int, split bool) []string {
 			cur += s
 			continue
 		}
-		parts = append(parts, cur)
+		parts = append(parts, fit(cur))
 		cur = fmt.Sprintf("_kubectl gate diff, part %d_\n\n", len(parts)+1) + s
-		if runes(cur) > limit {
-			note := "\n… (this section was cut to fit a comment)\n"
-			cur = cut(cur, limit-runes(note)) + note
-		}
 	}
-	return append(parts, cur)
+	return append(parts, fit(cur))
 }
 
 func more(k int) string { return fmt.Sprintf("\n… and %d more\n", k) }
