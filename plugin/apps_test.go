@@ -124,9 +124,9 @@ func TestE2EAppsVariants(t *testing.T) {
 		{"kustomize.namespace overrides the render", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {namespace: shop-qa}}", "shop-prod")}, 1,
 			[]string{`render into namespace "shop-qa"`}, ""},
 		{"an image override drops the overlay's digest", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {images: ['ghcr.io/example-shop/web:1.4.3']}}", "shop-prod")}, 1,
-			[]string{"== Application argocd/bad spec.source source examples/overlays/prod:", "Deployment/web (ns shop-prod)\n  ERROR [image-digest] spec.template.spec.containers[0].image: container \"web\": image \"ghcr.io/example-shop/web:1.4.3\" is not pinned by digest"}, ""},
+			[]string{"== Application argocd/bad spec.source from examples/overlays/prod:", "Deployment/web (ns shop-prod)\n  ERROR [image-digest] spec.template.spec.containers[0].image: container \"web\": image \"ghcr.io/example-shop/web:1.4.3\" is not pinned by digest"}, ""},
 		{"every rule runs on the source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/staging}", "shop-staging")}, 1,
-			[]string{"== Application argocd/bad spec.source source examples/overlays/staging:", "Deployment/web (ns shop-staging)\n  ERROR [image-digest]"}, ""},
+			[]string{"== Application argocd/bad spec.source from examples/overlays/staging:", "Deployment/web (ns shop-staging)\n  ERROR [image-digest]"}, ""},
 		{"a missing path is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/nope}", "x")}, 3,
 			nil, `no verdict: Application argocd/bad spec.source: spec.source.path "examples/overlays/nope"`},
 		{"a path outside the repository is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: ../elsewhere}", "x")}, 3,
@@ -144,7 +144,7 @@ func TestE2EAppsVariants(t *testing.T) {
 		{"app of apps: the child's source is checked", map[string]string{
 			"examples/apps/bad.yaml":       app("{"+repo+", path: examples/children}", "argocd"),
 			"examples/children/child.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/overlays/staging}", "shop-staging"), "name: bad", "name: child")}, 1,
-			[]string{"== Application argocd/child spec.source source examples/overlays/staging:"}, ""},
+			[]string{"== Application argocd/child spec.source from examples/overlays/staging:"}, ""},
 		{"a wide ignoreDifferences", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod}", "shop-prod") +
 			"  ignoreDifferences: [{kind: Deployment, jsonPointers: [/spec/template/spec/containers/0/image]}]\n"}, 1,
 			[]string{"Application/bad (ns argocd)\n  [argocd-ignore-differences] spec.ignoreDifferences[0].jsonPointers[0]"}, ""},
@@ -223,7 +223,7 @@ func TestE2EAppsSharedSourceIsCheckedOnce(t *testing.T) {
 	})
 	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
 	if r.Code != 1 || strings.Count(r.Stdout, `"ghcr.io/example-shop/web:1.5.0-rc.1" is not pinned`) != 1 ||
-		!strings.Contains(r.Stdout, "== Application argocd/bad spec.source, argocd/twin spec.source source examples/overlays/staging:") {
+		!strings.Contains(r.Stdout, "== Application argocd/bad spec.source, argocd/twin spec.source from examples/overlays/staging:") {
 		t.Errorf("exit %d, want 1 and one finding naming both Applications:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
@@ -243,7 +243,7 @@ func TestE2EAppsReachableTwiceNamedOnce(t *testing.T) {
 		"examples/apps/root.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/apps}", "argocd"), "name: bad", "name: root"),
 	})
 	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
-	if strings.Contains(r.Stdout, "argocd/bad spec.source, argocd/bad spec.source") || !strings.Contains(r.Stdout, "== Application argocd/bad spec.source source examples/overlays/staging:") {
+	if strings.Contains(r.Stdout, "argocd/bad spec.source, argocd/bad spec.source") || !strings.Contains(r.Stdout, "== Application argocd/bad spec.source from examples/overlays/staging:") {
 		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

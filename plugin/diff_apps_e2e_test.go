@@ -93,7 +93,7 @@ func TestE2EDiffOnlyWhatChanged(t *testing.T) {
 		"(1 neither rendered again nor checked: nothing they read changed)",
 		`"ghcr.io/shop/web:1.4@` + pinnedDigest + `" → "ghcr.io/shop/web:1.5"`,
 		"- ConfigMap shop/cart-common",
-		"unchanged: -k apps; Application argocd/blog spec.source source blog/overlays/prod",
+		"unchanged: -k apps; Application argocd/blog spec.source from blog/overlays/prod",
 	} {
 		if !strings.Contains(text, s) {
 			t.Errorf("text lacks %q:\n%s", s, text)

@@ -84,7 +84,7 @@ func TestE2ESelftestHelm(t *testing.T) {
 			"== --chart examples/helm/charts/bluegreen: the baseline passes",
 			"a Helm value that turns autoPromotion on (--set bluegreen.autoPromotion=true)"},
 		{"apps-root", []string{"-f", "examples/helm/apps/shop-bluegreen.yaml", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git"},
-			"== Application argocd/shop-bluegreen spec.source source examples/helm/charts/bluegreen: the baseline passes",
+			"== Application argocd/shop-bluegreen spec.source from examples/helm/charts/bluegreen: the baseline passes",
 			"a Helm value that turns autoPromotion on (helm.parameters bluegreen.autoPromotion=true)"},
 	}
 	for _, c := range cases {

@@ -59,7 +59,7 @@ type Counts struct {
 // UnitChange is what changed in one input or app.
 type UnitChange struct {
 	// Input names the input or app ("-k overlays/prod", "Application
-	// argocd/shop spec.source source apps/shop").
+	// argocd/shop spec.source from apps/shop").
 	Input     string            `json:"input"`
 	Objects   []ObjectChange    `json:"objects,omitempty"`
 	New       []finding.Finding `json:"new,omitempty"`

@@ -53,7 +53,7 @@ type Unit struct {
 }
 
 // Input names the unit as its findings' input does: "-k DIR", "-f FILE…",
-// "--chart DIR", "Application NS/NAME spec.source source DIR",
+// "--chart DIR", "Application NS/NAME spec.source from DIR",
 // "ApplicationSet NS/NAME", "Flux Kustomization NS/NAME", ….
 func (u *Unit) Input() string { return u.Source.Input() }
 
@@ -207,9 +207,9 @@ func (c *Chart) finish(u *Unit, rep *finding.Report) { u.dropExpanded(rep) }
 
 func (a *AppSource) Input() string {
 	if a.rev != "" {
-		return "Application " + strings.Join(a.Apps, ", ") + " source " + a.path + " at " + a.rev
+		return "Application " + strings.Join(a.Apps, ", ") + " from " + a.path + " at " + a.rev
 	}
-	return "Application " + strings.Join(a.Apps, ", ") + " source " + a.Dir
+	return "Application " + strings.Join(a.Apps, ", ") + " from " + a.Dir
 }
 func (a *AppSource) name() string                 { return a.Dir }
 func (a *AppSource) input(finding.Finding) string { return a.Input() }

@@ -221,7 +221,7 @@ func TestJSONShape(t *testing.T) {
 // source's findings do not repeat the group's Applications; many
 // configurations' inputs are summarised with a count.
 func TestTextGroupsByObject(t *testing.T) {
-	const in = "Application argocd/shop spec.source source apps/shop"
+	const in = "Application argocd/shop spec.source from apps/shop"
 	web := &finding.ResourceRef{Kind: "Deployment", Name: "web", Namespace: "shop"}
 	r := &finding.Report{Resources: 2, Findings: []finding.Finding{
 		{Rule: "image-digest", Severity: finding.SeverityError, Input: in, ResourceRef: web,

@@ -201,7 +201,7 @@ func withoutInputSuffix(msg, input string) string {
 	if !ok {
 		return msg
 	}
-	if i := strings.Index(apps, " source "); i >= 0 {
+	if i := strings.Index(apps, " from "); i >= 0 {
 		apps = apps[:i]
 	}
 	return strings.TrimSuffix(msg, " (source of Application "+apps+")")
