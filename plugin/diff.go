@@ -66,7 +66,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 	defer wt.Remove()
 	rel, _ := filepath.Rel(top, cwd)
 	done := make(chan *diff.Report, 1)
-	var usage error // the head's usage error, set before done is sent
+	var usage []error // the head's usage errors, set before done is sent
 	printLogs := captureLogs()
 	go func() {
 		defer func() {
@@ -77,8 +77,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 		}()
 		label := fmt.Sprintf("%s (%.12s)", d.base, wt.Rev)
 		baseRun, headRun := sides(ctx, o, base, version, cwd, filepath.Join(wt.Dir, rel), label, top, wt.Rev, s.Err)
-		if ue := (*config.UsageError)(nil); errors.As(headRun.Err, &ue) {
-			usage = ue
+		if usage = headUsage(headRun); len(usage) > 0 {
 			done <- nil
 			return
 		}
@@ -92,9 +91,17 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 		fmt.Fprintf(s.Err, "kubectl gate: NO VERDICT: diff --base %s: %v\n", d.base, context.Cause(ctx))
 		return ExitNoVerdict
 	}
-	if usage != nil {
+	if len(usage) > 0 {
+		// As check: the head is misconfigured (a typo'd in-tree Gate, a
+		// kustomization entry the load restrictor refuses), whatever else
+		// it found; a usage error at the base only is the base's no
+		// verdict (diff.Compare): the change may be what fixes it.
 		wt.Remove()
-		return fail(s.Err, usage)
+		fmt.Fprintf(s.Err, "kubectl gate: diff --base %s: the working tree (the head) has a usage error, so nothing is compared; fix it and run again:\n", d.base)
+		for _, err := range usage {
+			fail(s.Err, err)
+		}
+		return ExitUsage
 	}
 	if rep == nil || !stop.Commit(ctx) {
 		wt.Remove()
@@ -111,6 +118,30 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 		return ExitViolation
 	}
 	return ExitPass
+}
+
+// headUsage returns the head's usage errors, once each: a usage error of
+// the run (sides returns before the base is run) or of units (an
+// Application whose kustomization holds a typo'd Gate), which check
+// reports with exit 2 too (usageErrors).
+func headUsage(head diff.Run) []error {
+	var ue *config.UsageError
+	if errors.As(head.Err, &ue) {
+		return []error{head.Err}
+	}
+	if head.Result == nil {
+		return nil
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, u := range head.Result.Units {
+		if u.Err == nil || !errors.As(u.Err, &ue) || seen[u.Err.Error()] {
+			continue
+		}
+		seen[u.Err.Error()] = true
+		errs = append(errs, u.Err)
+	}
+	return errs
 }
 
 // validateDiff checks diff's flags: those of check, a --base, a diff

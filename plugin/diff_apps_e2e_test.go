@@ -314,3 +314,47 @@ func TestE2EDiffExcludeApp(t *testing.T) {
 	}
 	noWorktreeLeft(t, repo, tmp)
 }
+
+// TestE2EDiffUsageError: a usage error at the head (a typo'd in-tree Gate
+// in one app's kustomization, found while rendering that app; a -k
+// kustomization that names a file outside its directory, found while
+// loading) is exit 2 as with check, says it is the head's, names the
+// field, and leaves no worktree. The same typo at the base only is the
+// base's no verdict, marked a usage error: the change that fixes it is
+// judged, every head finding counting as new.
+func TestE2EDiffUsageError(t *testing.T) {
+	typo := "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata: {name: g}\nspec: {bogus: 1}\n"
+	good := appsCommits()[0]
+	bad := map[string]string{
+		"blog/overlays/prod/gate.yaml":          typo,
+		"blog/overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: blog-\ntransformers: [gate.yaml]\n",
+	}
+	fixed := map[string]string{"blog/overlays/prod/kustomization.yaml": good["blog/overlays/prod/kustomization.yaml"]}
+	args := []string{"diff", "--base", "HEAD~1", "-k", "apps", "--apps-root", ".", "--repo-url", diffRepo}
+	tmp := t.TempDir()
+
+	headBad := commitRepo(t, good, bad)
+	if r := gateIn(t, headBad, tmp, "check", "-k", "apps", "--apps-root", ".", "--repo-url", diffRepo); r.Code != 2 {
+		t.Errorf("check of the head: exit %d, want 2\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r := gateIn(t, headBad, tmp, args...)
+	if r.Code != 2 || !strings.Contains(r.Stderr, "the working tree (the head) has a usage error") || !strings.Contains(r.Stderr, `unknown field "spec.bogus"`) || r.Stdout != "" {
+		t.Errorf("head usage error in an app: exit %d, want 2 naming spec.bogus and no report\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noWorktreeLeft(t, headBad, tmp)
+
+	outside := commitRepo(t, good, map[string]string{"shop/overlays/prod/kustomization.yaml": "resources: [../../base]\ntransformers: [../../base/deploy.yaml]\n"})
+	r = gateIn(t, outside, tmp, "diff", "--base", "HEAD~1", "-k", "shop/overlays/prod")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "working tree: ") || !strings.Contains(r.Stderr, "load restrictor") {
+		t.Errorf("head usage error in -k: exit %d, want 2 naming the working tree and the load restrictor\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noWorktreeLeft(t, outside, tmp)
+
+	baseBad := commitRepo(t, good, bad, fixed)
+	r = gateIn(t, baseBad, tmp, args...)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "base has no verdict, so every finding counts as new: usage error: ") || !strings.Contains(r.Stdout, `unknown field "spec.bogus"`) ||
+		!strings.Contains(r.Stdout, "NEW       ERROR [image-digest]") {
+		t.Errorf("base usage error, fixed at head: exit %d, want 1 (blog's image-digest new), the base's usage error said\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noWorktreeLeft(t, baseBad, tmp)
+}

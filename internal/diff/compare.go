@@ -1,11 +1,13 @@
 package diff
 
 import (
+	"errors"
 	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/baseline"
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
 	"github.com/kubectl-gate/kubectl-gate/internal/schema"
@@ -110,7 +112,7 @@ func Compare(base, head Run, kubernetesVersion string) *Report {
 				uc.Status = "new: not an input or app at base"
 				uc.Objects = Objects(nil, u.Resources)
 			case b.Err != nil:
-				uc.Status = "no verdict at base: " + b.Err.Error()
+				uc.Status = "no verdict at base: " + describe(b.Err)
 				uc.Objects = Objects(nil, u.Resources)
 			case base.Result.Reused(b):
 				// The same render: no object differs.
@@ -187,15 +189,39 @@ func inputOf(f finding.Finding) string {
 	return f.Input
 }
 
+// describe says what an error of a run or unit is; a usage error (a
+// typo'd in-tree Gate) says so: at the base, it is the base's no verdict,
+// and the change may be what fixes it.
+func describe(err error) string {
+	var ue *config.UsageError
+	if errors.As(err, &ue) {
+		return "usage error: " + err.Error()
+	}
+	return err.Error()
+}
+
 // noVerdict lists why a run has no verdict.
 func noVerdict(r Run) []string {
 	switch {
 	case r.Err != nil:
-		return []string{r.Err.Error()}
+		return []string{describe(r.Err)}
 	case r.Report == nil:
 		return []string{"not run"}
 	case r.Report.Verdict(false) == finding.VerdictNoVerdict:
 		out := slices.Clone(r.Report.Failures)
+		if r.Result != nil {
+			usage := map[string]bool{}
+			for _, u := range r.Result.Units {
+				if u.Err != nil && describe(u.Err) != u.Err.Error() {
+					usage[u.Err.Error()] = true
+				}
+			}
+			for i, f := range out {
+				if usage[f] {
+					out[i] = "usage error: " + f
+				}
+			}
+		}
 		for _, f := range r.Report.Findings {
 			if f.NoVerdict && f.Severity == finding.SeverityError {
 				out = append(out, f.Rule+": "+f.Message)
