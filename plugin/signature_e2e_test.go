@@ -1,10 +1,14 @@
 package plugin_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/imagelock"
@@ -128,4 +132,116 @@ func TestE2ESignatures(t *testing.T) {
 	if c := gate(t, pinned, "check", "-f", "-", "--digest", "verify", "--insecure-registry", reg.Host, "--key", ci.PubFile); c.Code != 3 {
 		t.Errorf("the registry failing on the referrers tag: exit %d, want 3\n%s%s", c.Code, c.Stdout, c.Stderr)
 	}
+}
+
+// TestE2ESignatureCache: with --cache, a second pin of signed images asks
+// the registry nothing about signatures (nor, with --tag-ttl, anything at
+// all), and its lock names the same signers; a cache entry changed on disk
+// is not trusted (the digest is looked up again), and an entry forged for
+// an unsigned image does not make it pass.
+func TestE2ESignatureCache(t *testing.T) {
+	reg := testutil.StartRegistry(t)
+	web := testutil.Digest(t, reg.Host+"/shop/web@"+reg.PushImage(t, "shop/web:1.0"))
+	api := testutil.Digest(t, reg.Host+"/shop/api@"+reg.PushImage(t, "shop/api:1.0"))
+	cron := testutil.Digest(t, reg.Host+"/shop/cron@"+reg.PushImage(t, "shop/cron:1.0"))
+	ci := testutil.NewSigner(t)
+	ci.SignBundle(t, web, "")
+	ci.PushLegacySignature(t, api, "")
+	var all, sigs atomic.Int64
+	reg.Wrap = func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		all.Add(1)
+		if p := r.URL.Path; strings.Contains(p, "/referrers/") || strings.Contains(p, "/manifests/sha256-") || strings.Contains(p, "/blobs/") {
+			sigs.Add(1)
+		}
+		next.ServeHTTP(w, r)
+	}
+	tag := func(repo string) string { return reg.Host + "/shop/" + repo + ":1.0" }
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	env := []string{"KUBECTL_GATE_CACHE_KEY=signature-cache-test"}
+	pin := func(lock string, images ...string) (testutil.Result, int64, int64) {
+		t.Helper()
+		all.Store(0)
+		sigs.Store(0)
+		args := []string{"pin", "-f", "-", "--insecure-registry", reg.Host, "--key", ci.PubFile, "--cache", cache, "--tag-ttl", "1h"}
+		if lock != "" {
+			args = append(args, "--write-lock", lock)
+		}
+		r := testutil.Run(t, testutil.Root(t), workloads(1, images...), env, testutil.Bin(t, "kubectl-gate"), args...)
+		return r, all.Load(), sigs.Load()
+	}
+
+	cold, n, s := pin(filepath.Join(dir, "cold.lock"), tag("web"), tag("api"))
+	if cold.Code != 0 || s == 0 {
+		t.Fatalf("cold pin: exit %d, %d signature requests\n%s%s", cold.Code, s, cold.Stdout, cold.Stderr)
+	}
+	t.Logf("cold: %d requests, %d for signatures", n, s)
+	warm, n, s := pin(filepath.Join(dir, "warm.lock"), tag("web"), tag("api"))
+	if warm.Code != 0 || n != 0 || s != 0 || warm.Stdout != cold.Stdout {
+		t.Fatalf("warm pin: exit %d, %d requests (%d for signatures), want 0 and the same render\n%s%s", warm.Code, n, s, warm.Stdout, warm.Stderr)
+	}
+	if a, b := lockSigners(t, filepath.Join(dir, "cold.lock")), lockSigners(t, filepath.Join(dir, "warm.lock")); a != b || !strings.Contains(a, "sha256:") {
+		t.Errorf("the warm lock's signers differ from the cold one's:\n%s\n---\n%s", a, b)
+	}
+
+	// Tamper with every signature entry: swap the web and api entries'
+	// files. Each answers another key now; neither is trusted.
+	entries, _ := filepath.Glob(filepath.Join(cache, "v2", "records-signatures", "*.json"))
+	if len(entries) != 2 {
+		t.Fatalf("signature cache entries %v, want 2", entries)
+	}
+	a, _ := os.ReadFile(entries[0])
+	b, _ := os.ReadFile(entries[1])
+	_ = os.WriteFile(entries[0], b, 0o600)
+	_ = os.WriteFile(entries[1], a, 0o600)
+	if r, _, s := pin("", tag("web"), tag("api")); r.Code != 0 || s == 0 {
+		t.Errorf("swapped entries: exit %d, %d signature requests; want them looked up again\n%s", r.Code, s, r.Stderr)
+	}
+	// Give the unsigned cron web's entry, its key rewritten to cron's, at
+	// cron's file, as someone who can write the cache but does not hold its
+	// signing key would: cron is still refused.
+	policy, err := signature.Load(signature.Spec{KeyFiles: []string{ci.PubFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	webKey := "policy=" + policy.ID() + " " + web.Context().Name() + "@" + web.DigestStr()
+	cronKey := "policy=" + policy.ID() + " " + cron.Context().Name() + "@" + cron.DigestStr()
+	webEntry, err := os.ReadFile(filepath.Join(filepath.Dir(entries[0]), hexSHA256(webKey)+".json"))
+	if err != nil {
+		t.Fatalf("web's cache entry is not where its key says: %v", err)
+	}
+	forged := strings.Replace(string(webEntry), webKey, cronKey, 1)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(entries[0]), hexSHA256(cronKey)+".json"), []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, _, s := pin("", tag("cron"))
+	if r.Code != 1 || !strings.Contains(r.Stderr, "[image-signature]") || s == 0 {
+		t.Fatalf("unsigned cron with a forged cache entry: exit %d, %d signature requests; want it looked up and refused\n%s", r.Code, s, r.Stderr)
+	}
+}
+
+func hexSHA256(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// lockSigners returns the lock's images with their signers, one a line.
+func lockSigners(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := imagelock.Parse(data)
+	if err != nil {
+		t.Fatalf("lock %s: %v", file, err)
+	}
+	var b strings.Builder
+	for _, e := range lock.Spec.Images {
+		if e.Signer == nil {
+			t.Fatalf("lock entry %s names no signer", e.Image)
+		}
+		fmt.Fprintf(&b, "%s %s %s %s %s\n", e.Image, e.Digest, e.Signer.Key, e.Signer.Identity, e.SignatureBundle)
+	}
+	return b.String()
 }

@@ -59,7 +59,17 @@ func (s *session) signaturesFor(spec *config.Spec, res images.Resolver) (*signat
 	if c, ok := s.signers.m[key]; ok {
 		return c, nil
 	}
-	v, err := signature.New(p, r)
+	// Verified results are kept in the run's cache directory (--cache),
+	// signed as its digests are.
+	rec, err := r.Records("signatures")
+	if err != nil {
+		return nil, fmt.Errorf("checking signatures: %w", err)
+	}
+	var opts []signature.Option
+	if rec != nil {
+		opts = append(opts, signature.WithCache(rec))
+	}
+	v, err := signature.New(p, r, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("checking signatures: %w", err)
 	}

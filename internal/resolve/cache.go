@@ -145,19 +145,25 @@ func (c *diskCache) get(byDigest bool, key string) (string, bool) {
 // of waiting for a writer; the regular-file check then refuses it.
 func (c *diskCache) read(path string) (cacheEntry, error) {
 	var e cacheEntry
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
-	if err != nil {
-		return e, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return e, fmt.Errorf("cache entry %s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxEntry))
+	b, err := readEntryFile(path, maxEntry)
 	if err != nil {
 		return e, err
 	}
 	return e, json.Unmarshal(b, &e)
+}
+
+// readEntryFile reads at most limit bytes of a regular file, following no
+// symlink and never waiting on a FIFO.
+func readEntryFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cache entry %s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 func (c *diskCache) valid(e cacheEntry, byDigest bool, key string) bool {
@@ -184,7 +190,12 @@ func (c *diskCache) put(byDigest bool, key, digest string) error {
 	if err != nil {
 		return err
 	}
-	final := c.path(byDigest, key)
+	return writeEntryFile(c.path(byDigest, key), b)
+}
+
+// writeEntryFile writes an entry atomically: a temporary file renamed into
+// place.
+func writeEntryFile(final string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(final), ".tmp-*")
 	if err != nil {
 		return err

@@ -42,7 +42,8 @@ type Stats struct {
 	ManifestRequests int64
 	// Retries is the number of attempts that were retries.
 	Retries int64
-	// CacheHits is the number of answers read from the on-disk cache.
+	// CacheHits is the number of answers read from the on-disk cache
+	// (digests, and the records of [Resolver.Records]).
 	CacheHits int64
 	// MemoHits is the number of answers shared from memory: a reference
 	// asked again, or asked while its look-up was under way.
@@ -52,7 +53,8 @@ type Stats struct {
 	CacheErrors int64
 	// CacheRejects is the number of on-disk entries found but not trusted:
 	// unreadable, not a regular file, unsigned or wrongly signed, or
-	// answering another key. Each was asked of the registry instead.
+	// answering another key (digests and records). Each was asked of the
+	// registry instead.
 	CacheRejects int64
 }
 

@@ -54,6 +54,7 @@ type testRegistry struct {
 	host      string
 	referrers atomic.Int64 // GET /v2/…/referrers/…
 	fallback  atomic.Int64 // manifest requests for a sha256-<hex> tag
+	all       atomic.Int64 // every request
 	refuse    func(*http.Request) bool
 }
 
@@ -66,6 +67,7 @@ func newRegistry(t *testing.T, referrersAPI bool) *testRegistry {
 	reg := registry.New(opts...)
 	tr := &testRegistry{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tr.all.Add(1)
 		if strings.Contains(r.URL.Path, "/referrers/") {
 			tr.referrers.Add(1)
 		}

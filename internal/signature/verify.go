@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -68,6 +69,8 @@ type Result struct {
 	Via string
 	// Attestations are the predicate types of the verified attestations.
 	Attestations []string
+	// Cached is true when the result was read from the Cache, not looked up.
+	Cached bool
 	// Refused lists every signature found that did not count, and why.
 	Refused []Refusal
 	// Err is set when the registry (or the trusted root) failed while
@@ -92,14 +95,37 @@ func (r Result) Explain() string {
 }
 
 // Verifier verifies digests against a Policy. Safe for concurrent use;
-// each repository@digest is looked up once for its lifetime.
+// each repository@digest is looked up once for its lifetime, and, with a
+// [Cache], once across runs while its verified result is kept.
 type Verifier struct {
 	policy  *Policy
 	reg     Registry
 	keyless *verify.Verifier
+	cache   Cache
+
+	lookups, cacheHits atomic.Int64
 
 	mu   sync.Mutex
 	memo map[string]*entry
+}
+
+// Option configures a Verifier.
+type Option func(*Verifier)
+
+// WithCache keeps verified results in c across runs (see [Cache]).
+func WithCache(c Cache) Option { return func(v *Verifier) { v.cache = c } }
+
+// Stats counts what a Verifier did.
+type Stats struct {
+	// Lookups is the number of digests looked up in a registry.
+	Lookups int64
+	// CacheHits is the number of digests answered by the Cache.
+	CacheHits int64
+}
+
+// Stats returns the Verifier's counts so far.
+func (v *Verifier) Stats() Stats {
+	return Stats{Lookups: v.lookups.Load(), CacheHits: v.cacheHits.Load()}
 }
 
 type entry struct {
@@ -108,8 +134,11 @@ type entry struct {
 }
 
 // New returns a Verifier for p that reaches registries through reg.
-func New(p *Policy, reg Registry) (*Verifier, error) {
+func New(p *Policy, reg Registry, opts ...Option) (*Verifier, error) {
 	v := &Verifier{policy: p, reg: reg, memo: map[string]*entry{}}
+	for _, o := range opts {
+		o(v)
+	}
 	if p.TrustedRoot != nil {
 		opts := []verify.VerifierOption{verify.WithTransparencyLog(1), verify.WithObserverTimestamps(1)}
 		if len(p.TrustedRoot.CTLogs()) > 0 {
@@ -147,7 +176,15 @@ func (v *Verifier) Verify(ctx context.Context, ref string) Result {
 		v.memo[key] = e
 	}
 	v.mu.Unlock()
-	e.once.Do(func() { e.res = v.look(ctx, d.Context(), h) })
+	e.once.Do(func() {
+		if r, ok := v.cached(key); ok {
+			e.res = r
+			return
+		}
+		v.lookups.Add(1)
+		e.res = v.look(ctx, d.Context(), h)
+		v.keep(key, e.res)
+	})
 	return e.res
 }
 
