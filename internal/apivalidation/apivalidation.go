@@ -62,8 +62,12 @@ func Validate(obj map[string]any) (verdict *Error, ok bool) {
 	if err != nil {
 		return &Error{Decode: err.Error()}, true
 	}
+	defaultPullPolicies(versioned)
 	legacyscheme.Scheme.Default(versioned)
-	internal, err := legacyscheme.Scheme.ConvertToVersion(versioned, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
+	// The versioned object is this call's own and is dropped after the
+	// conversion: converted without the deep copy ConvertToVersion makes
+	// first, as the API server's decoding converts its own objects.
+	internal, err := legacyscheme.Scheme.UnsafeConvertToVersion(versioned, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
 	if err != nil {
 		return &Error{Decode: fmt.Sprintf("converting %s %s to the internal version: %v", apiVersion, kind, err)}, true
 	}
