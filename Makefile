@@ -36,6 +36,7 @@ include .ci/browser.mk
 -include .ci/policy.mk
 -include .ci/flux.mk
 -include .ci/schema-agreement.mk
+include .ci/cosign.mk
 
 .PHONY: all build test unit e2e demo lint tools helm-tools bench clean
 all: build
@@ -68,13 +69,13 @@ $(TOOLS)/helm-%/helm:
 # test: what CI runs. Binaries are built first so the end-to-end tests run
 # exactly what a user installs; bin/ goes first on PATH so the real kubectl
 # dispatches `kubectl gate` to it.
-test: build tools helm-tools dist-tools policy-tools flux-tools browser-tools $(CLUSTER_ASSETS_DEP)
+test: build tools helm-tools dist-tools policy-tools flux-tools browser-tools cosign-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 ./...
 
 unit:
 	$(GO) test -count=1 -short ./...
 
-e2e: build tools helm-tools dist-tools policy-tools flux-tools browser-tools $(CLUSTER_ASSETS_DEP)
+e2e: build tools helm-tools dist-tools policy-tools flux-tools browser-tools cosign-tools $(CLUSTER_ASSETS_DEP)
 	PATH="$(BIN):$$PATH" GATE_REQUIRE_TOOLS=1 GATE_BIN_FRESH=1 $(GO) test -count=1 -run 'E2E' ./...
 
 # demo needs one kustomize (the current one): `tools` also builds the old

@@ -245,3 +245,105 @@ func lockSigners(t *testing.T, file string) string {
 	}
 	return b.String()
 }
+
+// cosign runs the real cosign CLI offline: every request to anything but
+// the loopback registry goes to a proxy that is not there (Go's HTTP
+// clients never proxy loopback), so a cosign that needed the public
+// sigstore services (Rekor, Fulcio, TUF) would fail here.
+func cosign(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	bin := testutil.Tool(t, "COSIGN", "cosign")
+	home := filepath.Join(dir, "home")
+	_ = os.MkdirAll(home, 0o700)
+	env := []string{"COSIGN_PASSWORD=", "HOME=" + home, "TUF_ROOT=" + filepath.Join(home, "tuf"),
+		"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=", "https_proxy=", "http_proxy=", "no_proxy="}
+	if r := testutil.Run(t, dir, "", env, bin, args...); r.Code != 0 {
+		t.Fatalf("cosign %s: exit %d\n%s%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestE2ECosignSigned: images signed by the real cosign CLI with a key, in
+// both of its formats (the legacy .sig tag; a sigstore bundle attached as
+// an OCI referrer, found through the referrers API and through its tag
+// fallback), pass pin --key cosign.pub and check --digest verify; another
+// cosign key is refused with image-signature (exit 1).
+func TestE2ECosignSigned(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		referrers bool
+	}{{"registry without the referrers API", false}, {"registry with the referrers API", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			reg := testutil.StartRegistry(t)
+			if c.referrers {
+				reg = testutil.StartReferrersRegistry(t)
+			}
+			web := reg.Host + "/shop/web@" + reg.PushImage(t, "shop/web:1.0")
+			// cosign signs by digest; its formats differ per image: web gets a
+			// bundle, api the legacy .sig tag.
+			api := reg.Host + "/shop/api@" + reg.PushImage(t, "shop/api:1.0")
+			dir, other := t.TempDir(), t.TempDir()
+			cosign(t, dir, "generate-key-pair")
+			cosign(t, other, "generate-key-pair")
+			flags := []string{"--key", "cosign.key", "--tlog-upload=false", "--allow-http-registry", "--allow-insecure-registry", "-y"}
+			cosign(t, dir, append(append([]string{"sign"}, flags...), api)...)
+			cosign(t, dir, append(append([]string{"sign"}, flags...), "--new-bundle-format", "--use-signing-config=false", web)...)
+
+			var referrersAPI atomic.Int64
+			reg.Wrap = func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+				if strings.Contains(r.URL.Path, "/referrers/") {
+					rec := &statusRecorder{ResponseWriter: w}
+					next.ServeHTTP(rec, r)
+					if rec.status == http.StatusOK {
+						referrersAPI.Add(1)
+					}
+					return
+				}
+				next.ServeHTTP(w, r)
+			}
+			lockFile := filepath.Join(dir, "gate.lock")
+			render := workloads(1, reg.Host+"/shop/web:1.0", reg.Host+"/shop/api:1.0")
+			r := gate(t, render, "pin", "-f", "-", "--insecure-registry", reg.Host, "--key", filepath.Join(dir, "cosign.pub"), "--write-lock", lockFile)
+			if r.Code != 0 {
+				t.Fatalf("pin --key of cosign-signed images: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+			}
+			if got := referrersAPI.Load(); (got > 0) != c.referrers {
+				t.Errorf("%d answers from the referrers API, want them only where it exists", got)
+			}
+			key, err := signature.LoadKey(filepath.Join(dir, "cosign.pub"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			signers := lockSigners(t, lockFile)
+			if strings.Count(signers, key.Fingerprint) != 2 {
+				t.Errorf("the lock does not name cosign.pub (%s) for both images:\n%s", key.Fingerprint, signers)
+			}
+			if c := gate(t, r.Stdout, "check", "-f", "-", "--digest", "verify", "--insecure-registry", reg.Host, "--key", filepath.Join(dir, "cosign.pub")); c.Code != 0 {
+				t.Errorf("check --digest verify of the pinned render: exit %d\n%s%s", c.Code, c.Stdout, c.Stderr)
+			}
+			for _, img := range []string{reg.Host + "/shop/web:1.0", reg.Host + "/shop/api:1.0"} {
+				w := gate(t, workloads(1, img), "pin", "-f", "-", "--insecure-registry", reg.Host, "--key", filepath.Join(other, "cosign.pub"))
+				if w.Code != 1 || !strings.Contains(w.Stderr, "[image-signature]") {
+					t.Errorf("%s with another cosign key: exit %d, want 1 with [image-signature]\n%s", img, w.Code, w.Stderr)
+				}
+			}
+		})
+	}
+}
+
+// statusRecorder remembers the status a handler answered with.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}

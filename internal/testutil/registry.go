@@ -25,11 +25,24 @@ type Registry struct {
 	Wrap func(w http.ResponseWriter, r *http.Request, next http.Handler)
 }
 
-// StartRegistry serves a registry until the test ends.
+// StartRegistry serves a registry until the test ends. It has no OCI
+// referrers API: clients fall back to the referrers tag.
 func StartRegistry(t testing.TB) *Registry {
 	t.Helper()
+	return startRegistry(t)
+}
+
+// StartReferrersRegistry serves a registry with the OCI referrers API
+// until the test ends.
+func StartReferrersRegistry(t testing.TB) *Registry {
+	t.Helper()
+	return startRegistry(t, registry.WithReferrersSupport(true))
+}
+
+func startRegistry(t testing.TB, opts ...registry.Option) *Registry {
+	t.Helper()
 	reg := &Registry{}
-	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	inner := registry.New(append([]registry.Option{registry.Logger(log.New(io.Discard, "", 0))}, opts...)...)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "/manifests/") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			reg.manifests.Add(1)
