@@ -12,15 +12,22 @@ import (
 
 // decode turns the unstructured object into the versioned type of its
 // kind, as the API server's JSON decoding of the request body does. The
-// object is converted in memory (runtime.DefaultUnstructuredConverter),
-// without writing and reading JSON, when that gives what the JSON decoder
-// gives: every number in it is an integer within int32 (the API types'
-// integer fields are int32 or int64, never int or unsigned, by the API
-// conventions), so no conversion can round or overflow where the JSON
-// decoder would refuse. Otherwise, and whenever the conversion fails, the
-// object takes the JSON round trip, so every refusal is the JSON decoder's
-// own words.
+// object is converted in memory, without writing and reading JSON, when
+// that gives what the JSON decoder gives:
+//   - first by a plan compiled per Go type (fromUnstructured), which takes
+//     only values whose conversion is exact (an integer within its
+//     field's range, into an integer or float field) and declines the rest;
+//   - then by runtime.DefaultUnstructuredConverter when every number in it
+//     is an integer within int32 (the API types' integer fields are int32
+//     or int64, never int or unsigned, by the API conventions), so no
+//     conversion can round or overflow where the JSON decoder would refuse.
+//
+// Otherwise, and whenever the conversion fails, the object takes the JSON
+// round trip, so every refusal is the JSON decoder's own words.
 func decode(obj map[string]any, gvk schema.GroupVersionKind, scheme *runtime.Scheme, codecs serializer.CodecFactory) (runtime.Object, error) {
+	if versioned, err := scheme.New(gvk); err == nil && fromUnstructured(obj, versioned) == nil {
+		return versioned, nil
+	}
 	if exactNumbers(obj) {
 		if versioned, err := scheme.New(gvk); err == nil {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, versioned); err == nil {
