@@ -18,7 +18,9 @@
 //     remote.Referrers reads when the registry has no referrers API;
 //  3. cosign's legacy sha256-<hex>.sig tag: simple-signing payloads whose
 //     critical.image.docker-manifest-digest must be the digest, signed by
-//     an allowed key.
+//     an allowed key, or keylessly (a certificate and a transparency-log
+//     entry in the layer's annotations, verified as the v0.1 bundle they
+//     make).
 //
 // Bundles are verified by sigstore-go's verify package: a DSSE in-toto
 // statement whose subject is the digest. A key-signed bundle needs no

@@ -60,3 +60,22 @@ func FuzzParseBundle(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLegacyBundle feeds registry-controlled annotations of a keyless
+// legacy signature (the certificate and the transparency-log entry) to the
+// code that builds their sigstore bundle: it must never panic, and what it
+// accepts is a bundle sigstore-go validated.
+func FuzzLegacyBundle(f *testing.F) {
+	entry := `{"SignedEntryTimestamp":"MEUCIQ==","Payload":{"body":"eyJraW5kIjoiaGFzaGVkcmVrb3JkIiwiYXBpVmVyc2lvbiI6IjAuMC4xIn0=","integratedTime":1700000000,"logIndex":1,"logID":"c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c224f98b9591801d"}}`
+	f.Add("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", entry)
+	f.Add("", entry)
+	f.Add("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", `{"Payload":{"body":"!!"}}`)
+	f.Add("x", `{"Payload":{"logID":"zz"}}`)
+	f.Fuzz(func(t *testing.T, cert, rekor string) {
+		l := v1.Descriptor{Annotations: map[string]string{CertificateAnnotation: cert, BundleAnnotation: rekor}}
+		b, err := legacyBundle(l, []byte("{}"), []byte("sig"))
+		if err == nil && b == nil {
+			t.Fatal("no error and no bundle")
+		}
+	})
+}

@@ -21,6 +21,9 @@ const (
 	SimpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json"
 	SignatureAnnotation    = "dev.cosignproject.cosign/signature"
 	CertificateAnnotation  = "dev.sigstore.cosign/certificate"
+	// BundleAnnotation is the transparency-log entry of a keyless legacy
+	// signature: Rekor's SignedEntryTimestamp and the entry it signs.
+	BundleAnnotation = "dev.sigstore.cosign/bundle"
 	// CosignSignatureType is critical.type of a cosign payload.
 	CosignSignatureType = "cosign container image signature"
 )
@@ -79,7 +82,8 @@ func (v *Verifier) legacy(repo name.Repository, digest v1.Hash, opts []remote.Op
 }
 
 // legacyLayer verifies one simple-signing layer: its payload must name
-// digest, and its signature must verify with an allowed key.
+// digest, and its signature must verify with an allowed key or, with a
+// certificate, as an allowed certificate identity.
 func (v *Verifier) legacyLayer(l v1.Descriptor, payload []byte, digest v1.Hash) (Signer, error) {
 	signed, err := ParseSimpleSigning(payload)
 	if err != nil {
@@ -92,9 +96,23 @@ func (v *Verifier) legacyLayer(l v1.Descriptor, payload []byte, digest v1.Hash) 
 	if err != nil {
 		return Signer{}, err
 	}
+	// A certificate says keyless (cosign may also attach one to a key's
+	// signature, so allowed keys are tried after it).
+	cert := l.Annotations[CertificateAnnotation] != ""
+	var keyless error
+	if cert && v.keyless != nil {
+		s, err := v.legacyKeyless(l, payload, sig)
+		if err == nil {
+			return s, nil
+		}
+		keyless = err
+	}
 	if len(v.policy.Keys) == 0 {
-		if l.Annotations[CertificateAnnotation] != "" {
-			return Signer{}, errors.New("a keyless signature in the legacy format: only bundles (OCI referrers) are verified keylessly")
+		switch {
+		case keyless != nil:
+			return Signer{}, keyless
+		case cert:
+			return Signer{}, errors.New("signed keylessly (a certificate), and no certificate identity is allowed")
 		}
 		return Signer{}, errors.New("signed with a key, and no key is allowed")
 	}
@@ -105,7 +123,11 @@ func (v *Verifier) legacyLayer(l v1.Descriptor, payload []byte, digest v1.Hash) 
 		}
 		fps = append(fps, k.Fingerprint)
 	}
-	return Signer{}, fmt.Errorf("the signature does not verify with the allowed key(s) %s", strings.Join(fps, ", "))
+	err = fmt.Errorf("the signature does not verify with the allowed key(s) %s", strings.Join(fps, ", "))
+	if keyless != nil {
+		err = fmt.Errorf("%w; %w", keyless, err)
+	}
+	return Signer{}, err
 }
 
 // SimpleSigning is the part of a simple-signing payload the gate reads.
