@@ -31,6 +31,10 @@ import (
 type realRepoInput struct {
 	name string
 	args []string
+	// copyOf, when set, runs the gate in a copy of that corpus directory
+	// outside any git repository (a tarball, a CI workspace copy): the
+	// checkout has no git remote.
+	copyOf string
 }
 
 const (
@@ -41,6 +45,12 @@ const (
 	bridge         = "gitops-bridge-dev__gitops-bridge/argocd/iac/terraform/examples/eks/"
 	fluxTenancy    = "fluxcd__flux2-multi-tenancy/"
 	kubePrometheus = "prometheus-operator__kube-prometheus/"
+	// The reduced copies: upstream files with the one change their
+	// PROVENANCE.md section names.
+	argocdReduced         = "argoproj__argo-cd-reduced/"
+	kubePrometheusReduced = "prometheus-operator__kube-prometheus-reduced/"
+	listExample           = "applicationset/examples/list-generator/"
+	argocdRepo            = "https://github.com/argoproj/argo-cd.git"
 )
 
 // gateArgs are the check arguments of the run: its inputs, and
@@ -59,52 +69,67 @@ func (in realRepoInput) gateArgs() []string {
 func realRepoInputs() []realRepoInput {
 	in := []realRepoInput{
 		// Argo Rollouts: the project's own examples.
-		{"rollouts-canary", []string{"-f", rolloutsEx + "rollout-canary.yaml"}},
-		{"rollouts-bluegreen", []string{"-f", rolloutsEx + "rollout-bluegreen.yaml"}},
-		{"rollouts-rolling-update", []string{"-f", rolloutsEx + "rollout-rolling-update.yaml"}},
-		{"rollouts-analysis-step", []string{"-f", rolloutsEx + "rollout-analysis-step.yaml"}},
-		{"rollouts-analysis-step-with-templates", []string{"-f", rolloutsEx + "rollout-analysis-step.yaml",
+		{name: "rollouts-canary", args: []string{"-f", rolloutsEx + "rollout-canary.yaml"}},
+		{name: "rollouts-bluegreen", args: []string{"-f", rolloutsEx + "rollout-bluegreen.yaml"}},
+		{name: "rollouts-rolling-update", args: []string{"-f", rolloutsEx + "rollout-rolling-update.yaml"}},
+		{name: "rollouts-analysis-step", args: []string{"-f", rolloutsEx + "rollout-analysis-step.yaml"}},
+		{name: "rollouts-analysis-step-with-templates", args: []string{"-f", rolloutsEx + "rollout-analysis-step.yaml",
 			"-f", rolloutsEx + "analysis-templates.yaml", "-f", rolloutsEx + "cluster-analysis-templates.yaml"}},
-		{"rollouts-experiment", []string{"-f", rolloutsEx + "experiment-with-analysis.yaml"}},
-		{"rollouts-secret", []string{"-f", rolloutsEx + "rollout-secret.yaml"}},
-		{"rollouts-workload-ref", []string{"-f", rolloutsEx + "workload-ref"}},
-		{"rollouts-istio", []string{"-f", rolloutsEx + "istio"}},
-		{"rollouts-ambassador", []string{"-f", rolloutsEx + "ambassador"}},
-		{"rollouts-apisix", []string{"-f", rolloutsEx + "apisix"}},
-		{"rollouts-appmesh", []string{"-f", rolloutsEx + "appmesh"}},
-		{"rollouts-traffic-management", []string{"-f", rolloutsEx + "traffic-management"}},
-		{"rollouts-traffic-experiment-step", []string{"-f", rolloutsEx + "traffic-routing-experiment-step"}},
+		{name: "rollouts-experiment", args: []string{"-f", rolloutsEx + "experiment-with-analysis.yaml"}},
+		{name: "rollouts-secret", args: []string{"-f", rolloutsEx + "rollout-secret.yaml"}},
+		{name: "rollouts-workload-ref", args: []string{"-f", rolloutsEx + "workload-ref"}},
+		{name: "rollouts-istio", args: []string{"-f", rolloutsEx + "istio"}},
+		{name: "rollouts-ambassador", args: []string{"-f", rolloutsEx + "ambassador"}},
+		{name: "rollouts-apisix", args: []string{"-f", rolloutsEx + "apisix"}},
+		{name: "rollouts-appmesh", args: []string{"-f", rolloutsEx + "appmesh"}},
+		{name: "rollouts-traffic-management", args: []string{"-f", rolloutsEx + "traffic-management"}},
+		{name: "rollouts-traffic-experiment-step", args: []string{"-f", rolloutsEx + "traffic-routing-experiment-step"}},
 		// Argo CD: kustomize inputs (-k), including a components overlay,
 		// a Component root, a broken and an empty kustomization.
-		{"argocd-guestbook", []string{"-k", argocd + "test/e2e/testdata/guestbook"}},
-		{"argocd-components-overlay", []string{"-k", argocd + "util/kustomize/testdata/kustomization_yaml_components_monorepo/envs/inseng-pdx-egert-sandbox/namespaces/inst-system/apps/hello-world"}},
-		{"argocd-component-root", []string{"-k", argocd + "util/kustomize/testdata/kustomization_yaml_components_monorepo/kustomize/components/all"}},
-		{"argocd-appset-override", []string{"-k", argocd + "applicationset/examples/template-override/default",
+		{name: "argocd-guestbook", args: []string{"-k", argocd + "test/e2e/testdata/guestbook"}},
+		{name: "argocd-components-overlay", args: []string{"-k", argocd + "util/kustomize/testdata/kustomization_yaml_components_monorepo/envs/inseng-pdx-egert-sandbox/namespaces/inst-system/apps/hello-world"}},
+		{name: "argocd-component-root", args: []string{"-k", argocd + "util/kustomize/testdata/kustomization_yaml_components_monorepo/kustomize/components/all"}},
+		{name: "argocd-appset-override", args: []string{"-k", argocd + "applicationset/examples/template-override/default",
 			"-k", argocd + "applicationset/examples/template-override/engineering-dev-override"}},
-		{"argocd-configmap-generator", []string{"-k", argocd + "test/e2e/testdata/kustomize-cm-gen"}},
-		{"argocd-invalid-kustomize", []string{"-k", argocd + "test/e2e/testdata/invalid-kustomize"}},
-		{"argocd-empty-kustomization", []string{"-k", argocd + "reposerver/repository/testdata/kustomization_yaml"}},
-		{"argocd-crd-validation", []string{"-f", argocd + "test/e2e/testdata/crd-validation"}},
-		{"argocd-duplicated-resources", []string{"-f", argocd + "test/e2e/testdata/duplicated-resources"}},
-		{"argocd-operator-manual", []string{"-f", argocd + "docs/operator-manual"}},
-		{"argocd-application-crd", []string{"-f", argocd + "manifests/crds"}},
-		{"argocd-health-fixtures", []string{"-f", argocd + "gitops-engine/pkg/health/testdata"}},
+		{name: "argocd-configmap-generator", args: []string{"-k", argocd + "test/e2e/testdata/kustomize-cm-gen"}},
+		{name: "argocd-invalid-kustomize", args: []string{"-k", argocd + "test/e2e/testdata/invalid-kustomize"}},
+		{name: "argocd-empty-kustomization", args: []string{"-k", argocd + "reposerver/repository/testdata/kustomization_yaml"}},
+		{name: "argocd-crd-validation", args: []string{"-f", argocd + "test/e2e/testdata/crd-validation"}},
+		{name: "argocd-duplicated-resources", args: []string{"-f", argocd + "test/e2e/testdata/duplicated-resources"}},
+		{name: "argocd-operator-manual", args: []string{"-f", argocd + "docs/operator-manual"}},
+		{name: "argocd-application-crd", args: []string{"-f", argocd + "manifests/crds"}},
+		{name: "argocd-health-fixtures", args: []string{"-f", argocd + "gitops-engine/pkg/health/testdata"}},
 		// Argo CD app-of-apps repositories: Applications and ApplicationSets.
-		{"cnoe-basic", []string{"-R", "-f", cnoe + "basic"}},
-		{"cnoe-ref-implementation", []string{"-f", cnoe + "ref-implementation"}},
-		{"cnoe-istio-ambient", []string{"-R", "-f", cnoe + "istio-ambient"}},
-		{"cnoe-caipe", []string{"-R", "-f", cnoe + "caipe"}},
-		{"cnoe-vcluster", []string{"-f", cnoe + "vcluster-multi-env"}},
-		{"gitops-bridge-bootstrap", []string{"-f", bridge + "getting-started/bootstrap"}},
-		{"gitops-bridge-appsets", []string{"-f", bridge + "private-ecr/appset-manifest-example"}},
+		{name: "cnoe-basic", args: []string{"-R", "-f", cnoe + "basic"}},
+		{name: "cnoe-ref-implementation", args: []string{"-f", cnoe + "ref-implementation"}},
+		{name: "cnoe-istio-ambient", args: []string{"-R", "-f", cnoe + "istio-ambient"}},
+		{name: "cnoe-caipe", args: []string{"-R", "-f", cnoe + "caipe"}},
+		{name: "cnoe-vcluster", args: []string{"-f", cnoe + "vcluster-multi-env"}},
+		{name: "gitops-bridge-bootstrap", args: []string{"-f", bridge + "getting-started/bootstrap"}},
+		{name: "gitops-bridge-appsets", args: []string{"-f", bridge + "private-ecr/appset-manifest-example"}},
 		// Flux multi-tenancy (issue 19): a tenant's GitRepository tracks
 		// branch dev-team, which this repository's history does not have.
-		{"flux-multi-tenancy-dev-team", []string{"-k", fluxTenancy + "tenants/staging", "--apps-root", fluxTenancy, "--repo-url", "https://github.com/fluxcd/flux2-multi-tenancy"}},
+		{name: "flux-multi-tenancy-dev-team", args: []string{"-k", fluxTenancy + "tenants/staging", "--apps-root", fluxTenancy, "--repo-url", "https://github.com/fluxcd/flux2-multi-tenancy"}},
 		// kube-prometheus (issue 19): Prometheus and Alertmanager name their
 		// image in spec.image, outside any pod spec; their CRDs are not
 		// vendored (manifests/setup), so the kinds are allowed unschemaed.
-		{"kube-prometheus-cr-images", []string{"-f", kubePrometheus + "manifests",
+		{name: "kube-prometheus-cr-images", args: []string{"-f", kubePrometheus + "manifests",
 			"--ignore-missing-schema", "monitoring.coreos.com/Prometheus", "--ignore-missing-schema", "monitoring.coreos.com/Alertmanager"}},
+		// The same two objects with spec.image pinned by digest: the
+		// image field is checked and passes.
+		{name: "kube-prometheus-cr-images-pinned", args: []string{"-f", kubePrometheusReduced + "manifests",
+			"--ignore-missing-schema", "monitoring.coreos.com/Prometheus", "--ignore-missing-schema", "monitoring.coreos.com/Alertmanager"}},
+		// Argo CD's list-generator example (issue 19, one object two
+		// owners): both generated Applications deploy guestbook-ui into
+		// namespace guestbook of the same cluster, identically upstream.
+		{name: "argocd-list-generator-shared", args: []string{"-f", argocd + listExample + "list-example.yaml", "--apps-root", argocd, "--repo-url", argocdRepo}},
+		// The same with prod's replicas edited: the two renders differ.
+		{name: "argocd-list-generator-shared-differs", args: []string{"-f", argocdReduced + listExample + "list-example.yaml", "--apps-root", argocdReduced, "--repo-url", argocdRepo}},
+		// The same with a namespace per element: disjoint objects.
+		{name: "argocd-list-generator-namespace-per-cluster", args: []string{"-f", argocdReduced + listExample + "list-example-namespace-per-cluster.yaml", "--apps-root", argocdReduced, "--repo-url", argocdRepo}},
+		// The upstream example again from a copy with no git remote and
+		// no --repo-url (issue 19, a repository the gate only assumed).
+		{name: "argocd-list-generator-no-remote", args: []string{"-f", argocd + listExample + "list-example.yaml", "--apps-root", argocd}, copyOf: argocd},
 	}
 	// Argo Rollouts' `kubectl argo rollouts lint` fixtures: upstream labels
 	// each valid or invalid, which the README weighs the gate against.
@@ -122,7 +147,7 @@ func realRepoInputs() []realRepoInput {
 		if strings.HasSuffix(f, ".json") {
 			name += "-json"
 		}
-		in = append(in, realRepoInput{name, []string{"-f", rolloutsLint + f}})
+		in = append(in, realRepoInput{name: name, args: []string{"-f", rolloutsLint + f}})
 	}
 	return in
 }
@@ -151,8 +176,15 @@ func TestE2ERealRepos(t *testing.T) {
 	for _, in := range realRepoInputs() {
 		seen[in.name+".golden"] = true
 		t.Run(in.name, func(t *testing.T) {
+			dir := corpus
+			if in.copyOf != "" {
+				dir = t.TempDir()
+				if err := os.CopyFS(filepath.Join(dir, in.copyOf), os.DirFS(filepath.Join(corpus, in.copyOf))); err != nil {
+					t.Fatal(err)
+				}
+			}
 			args := append(append([]string{"check"}, in.gateArgs()...), "-o", "json")
-			r := testutil.Run(t, corpus, "", realRepoEnv(t), bin, args...)
+			r := testutil.Run(t, dir, "", realRepoEnv(t), bin, args...)
 			var doc report.Document
 			if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
 				t.Fatalf("exit %d: stdout is not the json report: %v\nstdout:\n%s\nstderr:\n%s", r.Code, err, r.Stdout, r.Stderr)
@@ -164,12 +196,12 @@ func TestE2ERealRepos(t *testing.T) {
 			// the SARIF 2.1.0 schema and its upload constraints (a
 			// location on every result, relative URIs, fingerprints).
 			sarifArgs := append(append([]string{"check"}, in.gateArgs()...), "-o", "sarif")
-			if s := testutil.Run(t, corpus, "", realRepoEnv(t), bin, sarifArgs...); s.Code != r.Code {
+			if s := testutil.Run(t, dir, "", realRepoEnv(t), bin, sarifArgs...); s.Code != r.Code {
 				t.Errorf("-o sarif: exit %d, -o json: %d", s.Code, r.Code)
 			} else if err := sarifcheck.Check([]byte(s.Stdout)); err != nil {
 				t.Errorf("-o sarif: %v", err)
 			}
-			got := realRepoGolden(in, r.Code, doc, corpus)
+			got := realRepoGolden(in, r.Code, doc, dir)
 			path := filepath.Join(goldens, in.name+".golden")
 			if *testutil.Update {
 				if err := os.MkdirAll(goldens, 0o755); err != nil {
@@ -209,7 +241,7 @@ func TestE2ERealRepos(t *testing.T) {
 // and summary, one line per finding (severity, rule, object, field, and the
 // file and line it blames) and one per no-verdict cause, the corpus path
 // replaced by $CORPUS. Messages are left out: their wording is not the
-// verdict.
+// verdict, except the sentence that says which repository the run assumed.
 func realRepoGolden(in realRepoInput, code int, doc report.Document, corpus string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# kubectl gate check %s\n", strings.Join(in.gateArgs(), " "))
@@ -223,6 +255,20 @@ func realRepoGolden(in realRepoInput, code int, doc report.Document, corpus stri
 	for _, f := range doc.Results {
 		lines = append(lines, findingLine(f, label))
 	}
+	// What the run says it assumed is its verdict too (issue 19: a
+	// repository the gate only assumed is never silent): the sentence that
+	// says so, once.
+	said := map[string]bool{}
+	for _, f := range doc.Results {
+		if !strings.Contains(f.Message, assumedRepository) {
+			continue
+		}
+		sentence, _, _ := strings.Cut(f.Message, ";")
+		if l := "says " + sentence; !said[l] {
+			said[l] = true
+			lines = append(lines, l)
+		}
+	}
 	sort.Strings(lines)
 	for _, l := range lines {
 		b.WriteString(l + "\n")
@@ -235,6 +281,10 @@ func realRepoGolden(in realRepoInput, code int, doc report.Document, corpus stri
 	return b.String()
 }
 
+// assumedRepository is in the message of the finding that says the
+// checkout was taken for a repository it names nowhere.
+const assumedRepository = "has no git remote and no --repo-url was given"
+
 // findingLine is one finding in a golden: "error image-digest
 // Deployment/web (ns prod) spec.template.spec.containers[0].image @
 // FILE:LINE", with "<- INPUT" where the finding came from another input
@@ -246,6 +296,11 @@ func findingLine(f finding.Finding, label string) string {
 	}
 	if f.Field != nil && f.Field.Path != "" {
 		parts = append(parts, f.Field.Path)
+	}
+	// app-shared-object is on an owner; the object two owners render is
+	// what tells its lines apart.
+	if shared, _, ok := strings.Cut(f.Message, " is rendered "); ok && f.Rule == "app-shared-object" {
+		parts = append(parts, "shares", shared)
 	}
 	if f.File != nil && f.File.Path != "" {
 		at := f.File.Path
