@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
@@ -80,7 +81,13 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		for _, c := range changes {
 			fmt.Fprintln(s.Err, c)
 		}
-		total.Findings = append(total.Findings, failed...)
+		for _, f := range failed {
+			// pin -k DIR --write-kustomization DIR finds a refused
+			// signature twice: report it once.
+			if !slices.ContainsFunc(total.Findings, func(g finding.Finding) bool { return g.Rule == f.Rule && g.Message == f.Message }) {
+				total.Findings = append(total.Findings, f)
+			}
+		}
 		if err != nil {
 			total.Failures = append(total.Failures, err.Error())
 			code = max(code, exitCode(err))

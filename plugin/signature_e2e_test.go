@@ -347,3 +347,141 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	}
 	return r.ResponseWriter.Write(b)
 }
+
+// TestE2ESignatureKeyless: pin with a certificate identity and a trusted
+// root file pins what the allowed identity signed keylessly (a bundle read
+// through the OCI referrers API) and records the certificate's identity
+// and issuer, the bundle's manifest and the trusted root's digest in the
+// lock; another identity is refused with image-signature (exit 1).
+func TestE2ESignatureKeyless(t *testing.T) {
+	reg := testutil.StartReferrersRegistry(t)
+	web := testutil.Digest(t, reg.Host+"/shop/web@"+reg.PushImage(t, "shop/web:1.0"))
+	ss := testutil.NewSigstore(t)
+	const issuer = "https://token.actions.githubusercontent.com"
+	const id = "https://github.com/shop/web/.github/workflows/release.yml@refs/heads/main"
+	bundle := ss.SignBundle(t, web, id, issuer)
+	var referrersAPI atomic.Int64
+	reg.Wrap = func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if strings.Contains(r.URL.Path, "/referrers/") {
+			referrersAPI.Add(1)
+		}
+		next.ServeHTTP(w, r)
+	}
+	rootData, _ := os.ReadFile(ss.RootFile)
+	rootSum := sha256.Sum256(rootData)
+	lockFile := filepath.Join(t.TempDir(), "gate.lock")
+	render := workloads(1, reg.Host+"/shop/web:1.0")
+	keyless := func(identity string, extra ...string) testutil.Result {
+		t.Helper()
+		return gate(t, render, append([]string{"pin", "-f", "-", "--insecure-registry", reg.Host,
+			"--certificate-identity", identity, "--certificate-oidc-issuer", issuer, "--trusted-root", ss.RootFile}, extra...)...)
+	}
+	if r := keyless(id, "--write-lock", lockFile); r.Code != 0 {
+		t.Fatalf("pin --certificate-identity: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if referrersAPI.Load() == 0 {
+		t.Error("the referrers API was not asked")
+	}
+	data, _ := os.ReadFile(lockFile)
+	lock, err := imagelock.Parse(data)
+	if err != nil || len(lock.Spec.Images) != 1 {
+		t.Fatalf("lock: %v\n%s", err, data)
+	}
+	e := lock.Spec.Images[0]
+	if e.Signer == nil || e.Signer.Identity != id || e.Signer.Issuer != issuer || e.Signer.Key != "" ||
+		e.SignatureBundle != bundle || e.TrustedRoot != "sha256:"+hex.EncodeToString(rootSum[:]) || e.Digest != web.DigestStr() {
+		t.Errorf("lock entry does not record the keyless signer %s (issuer %s), bundle %s and the trusted root's digest:\n%s", id, issuer, bundle, data)
+	}
+	for _, field := range []string{"identity: " + id, "issuer: " + issuer, "trustedRoot: sha256:", "signatureBundle: " + bundle} {
+		if !strings.Contains(string(data), field) {
+			t.Errorf("the lock file lacks %q:\n%s", field, data)
+		}
+	}
+	if r := keyless("https://github.com/mallory/web/.github/workflows/x.yml@refs/heads/main"); r.Code != 1 || !strings.Contains(r.Stderr, "[image-signature]") {
+		t.Errorf("another identity: exit %d, want 1 with [image-signature]\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestE2ESignatureWriteKustomization: pin --write-kustomization with a
+// signer leaves the kustomization (and the lock) untouched when a
+// signature is refused (exit 1) or cannot be looked up (exit 3), and
+// writes the digests when every image is signed.
+func TestE2ESignatureWriteKustomization(t *testing.T) {
+	reg := testutil.StartRegistry(t)
+	web := testutil.Digest(t, reg.Host+"/shop/web@"+reg.PushImage(t, "shop/web:1.0"))
+	reg.PushImage(t, "shop/cron:1.0")
+	ci := testutil.NewSigner(t)
+	ci.SignBundle(t, web, "")
+	deploy := func(images ...string) string { return workloads(1, images...) }
+	kust := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deploy.yaml]\n"
+	setup := func(t *testing.T, images ...string) (string, string) {
+		t.Helper()
+		dir := t.TempDir()
+		_ = os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust), 0o644)
+		_ = os.WriteFile(filepath.Join(dir, "deploy.yaml"), []byte(deploy(images...)), 0o644)
+		return dir, filepath.Join(dir, "gate.lock")
+	}
+	// pin as the README's flow does (the render and the kustomization
+	// both), and with --write-kustomization alone.
+	pin := func(dir, lock string) testutil.Result {
+		return gate(t, "", "pin", "-k", dir, "--write-kustomization", dir, "--insecure-registry", reg.Host, "--key", ci.PubFile, "--write-lock", lock)
+	}
+	pinOnly := func(dir string) testutil.Result {
+		return gate(t, "", "pin", "--write-kustomization", dir, "--insecure-registry", reg.Host, "--key", ci.PubFile)
+	}
+	untouched := func(t *testing.T, dir, lock string) {
+		t.Helper()
+		if got, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml")); string(got) != kust {
+			t.Errorf("kustomization.yaml was written:\n%s", got)
+		}
+		if _, err := os.Stat(lock); err == nil {
+			t.Error("the lock was written")
+		}
+	}
+	web10, cron10 := reg.Host+"/shop/web:1.0", reg.Host+"/shop/cron:1.0"
+
+	t.Run("an unsigned image", func(t *testing.T) {
+		dir, lock := setup(t, web10, cron10)
+		r := pin(dir, lock)
+		if r.Code != 1 || strings.Count(r.Stderr, "[image-signature]") != 1 {
+			t.Fatalf("exit %d, want 1 with one [image-signature]\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		untouched(t, dir, lock)
+		if r := pinOnly(dir); r.Code != 1 || !strings.Contains(r.Stderr, "[image-signature]") || !strings.Contains(r.Stderr, "--write-kustomization") {
+			t.Fatalf("--write-kustomization alone: exit %d, want 1 with [image-signature]\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		untouched(t, dir, lock)
+	})
+	t.Run("the registry fails while looking", func(t *testing.T) {
+		dir, lock := setup(t, web10)
+		reg.Wrap = func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+			if strings.Contains(r.URL.Path, "/manifests/sha256-") {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			next.ServeHTTP(w, r)
+		}
+		defer func() { reg.Wrap = nil }()
+		r := pin(dir, lock)
+		if r.Code != 3 {
+			t.Fatalf("exit %d, want 3 (no verdict)\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		untouched(t, dir, lock)
+		if r := pinOnly(dir); r.Code != 3 {
+			t.Fatalf("--write-kustomization alone: exit %d, want 3 (no verdict)\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		untouched(t, dir, lock)
+	})
+	t.Run("every image signed", func(t *testing.T) {
+		dir, lock := setup(t, web10)
+		if r := pin(dir, lock); r.Code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml")); !strings.Contains(string(got), web.DigestStr()) {
+			t.Errorf("kustomization.yaml lacks web's digest:\n%s", got)
+		}
+		if got := lockSigners(t, lock); !strings.Contains(got, web.DigestStr()) {
+			t.Errorf("lock: %s", got)
+		}
+	})
+}

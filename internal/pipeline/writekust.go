@@ -22,7 +22,9 @@ import (
 // set).
 //
 // When images could not be resolved it returns their image-resolve findings
-// (to print with the report) and an error that groups them by cause.
+// (to print with the report) and an error that groups them by cause. When
+// a signature is refused it returns the image-signature findings and no
+// error (a verdict), and writes nothing.
 func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []string, failed []finding.Finding, err error) {
 	s := r.s
 	path, err := kustomization.File(dir)
@@ -69,10 +71,16 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 		}
 		return nil, failed, fmt.Errorf("writing %s: the file is unchanged: %s", path, resolveCauses(failed))
 	}
+	// A refused signature is a verdict (exit 1), not a failure to check:
+	// its findings go to the report, and the file is left unchanged.
 	for _, f := range rep.Findings {
-		if f.Rule == "image-signature" {
-			return nil, nil, fmt.Errorf("writing %s: the file is unchanged: %s", path, f.Message)
+		if f.Rule == "image-signature" && f.Severity == finding.SeverityError {
+			f.Input = "--write-kustomization " + dir
+			failed = append(failed, f)
 		}
+	}
+	if len(failed) > 0 {
+		return nil, failed, nil
 	}
 	digests := kustomization.PinnedDigests(u.Resources, extra, unpinned)
 	// The render with the digests written is made before the write, on
