@@ -48,6 +48,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	prog(fmt.Sprintf("rendering %d input(s): %s", len(o.kustomizations)+len(o.charts)+min(len(o.files), 1), firstInput(o)))
 	popts := o.pipelineOptions(base, version, prog)
 	popts.Pin = pin
+	popts.ReleaseRenders = !pin // check prints no render: each is dropped once checked
 	res, err := pipeline.Run(ctx, o.inputs(s.In), popts)
 	if err != nil {
 		return fail(s.Err, err)

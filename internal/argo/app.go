@@ -109,6 +109,10 @@ type AppSource struct {
 	Resources []*yaml.RNode
 	Err       error
 	Skipped   string
+	// Summary, when set, stands for Resources: what the rules read of a
+	// render that was released once checked (the pipeline's check of an
+	// estate, unit by unit). Resources is then nil.
+	Summary *Summary
 	// Unrendered says why a Flux object's source was not rendered (its
 	// GitRepository's ref names a revision the checkout's history does
 	// not have): flux-not-rendered reports it, no verdict unless excluded.
@@ -226,7 +230,7 @@ func ByNamespace(resources []*yaml.RNode, skip func(*yaml.RNode) bool) map[strin
 }
 
 // Namespaces returns the keys of a ByNamespace grouping, sorted.
-func Namespaces(m map[string][]*yaml.RNode) []string {
+func Namespaces[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

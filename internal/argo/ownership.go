@@ -22,43 +22,61 @@ type Owned struct {
 	// Cluster is the destination cluster; What names the object
 	// ("ConfigMap/settings (ns shop)").
 	Cluster, What string
-	// App is the owner object and Obj the rendered object.
+	// App is the owner object and Obj the rendered object (nil when the
+	// render was released: its Summary's hash stands for it).
 	App, Obj *yaml.RNode
+
+	hash [sha256.Size]byte
 }
 
 // id is one owner's source's occurrence of an object.
 func (o Owned) id() string { return o.Key + "\x00" + o.Owner + "\x00" + o.Source }
 
+// Hash is the hash of the object's content as applied (Body).
+func (o Owned) Hash() [sha256.Size]byte {
+	if o.Obj != nil {
+		return sha256.Sum256([]byte(Body(o.Obj)))
+	}
+	return o.hash
+}
+
 // EachOwned calls f on every object the renders of apps deploy, in order:
 // the renders that failed or were not rendered are left out, and so are
-// local config and Argo CD's own objects.
+// local config and Argo CD's own objects. A released render is walked
+// through its Summary.
 func EachOwned(apps []AppSource, f func(Owned)) {
 	for _, as := range apps {
-		if as.Err != nil || as.Skipped != "" || len(as.Resources) == 0 {
+		if as.Err != nil || as.Skipped != "" || (len(as.Resources) == 0 && (as.Summary == nil || len(as.Summary.Objects) == 0)) {
 			continue
 		}
 		cluster, ns := destination(as.App)
 		o := Owned{Owner: ownerName(as.App), Source: sourceName(as), Cluster: cluster, App: as.App}
+		each := func(id ObjectID) {
+			objNS := id.Namespace
+			if objNS == "" && !id.ClusterScoped {
+				objNS = ns
+			}
+			o.Key = strings.Join([]string{cluster, id.Group, id.Kind, objNS, id.Name}, "\x00")
+			o.What = id.Kind + "/" + id.Name
+			if objNS != "" {
+				o.What += " (ns " + objNS + ")"
+			}
+			f(o)
+		}
+		if as.Summary != nil {
+			for _, id := range as.Summary.Objects {
+				o.hash = id.Hash
+				each(id)
+			}
+			continue
+		}
 		scope := NewScopeOf(as.Resources) // once per render: per object it is quadratic
 		for _, obj := range as.Resources {
 			if manifest.IsLocalConfig(obj) || IsArgoConfig(obj) {
 				continue
 			}
-			objNS := obj.GetNamespace()
-			if objNS == "" && !scope.Cluster(manifest.Kind(obj)) {
-				objNS = ns
-			}
-			group, _, _ := strings.Cut(obj.GetApiVersion(), "/")
-			if !strings.Contains(obj.GetApiVersion(), "/") {
-				group = ""
-			}
-			o.Key = strings.Join([]string{cluster, group, obj.GetKind(), objNS, obj.GetName()}, "\x00")
-			o.What = obj.GetKind() + "/" + obj.GetName()
-			if objNS != "" {
-				o.What += " (ns " + objNS + ")"
-			}
 			o.Obj = obj
-			f(o)
+			each(ObjectID{Group: apiGroup(obj), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), ClusterScoped: scope.Cluster(manifest.Kind(obj))})
 		}
 	}
 }
@@ -108,7 +126,7 @@ func NewOwnership(units [][]AppSource) *Ownership {
 			if !shared[o.Key] {
 				return
 			}
-			h := sha256.Sum256([]byte(Body(o.Obj)))
+			h := o.Hash()
 			if _, ok := own.first[o.Key]; !ok {
 				own.first[o.Key] = firstOwner{owner: o.Owner, source: o.Source, hash: h}
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/flux"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
@@ -52,6 +53,7 @@ type appLink struct {
 // ApplicationSets and Flux objects deploy.
 type expander struct {
 	s       *session
+	res     *Result // the run, for the units checked as soon as rendered (release)
 	remotes []string
 	byKey   map[string]*Unit
 	links   []appLink
@@ -119,7 +121,7 @@ func (a *expander) skipWhy(why string) string {
 // and Flux objects generate, and returns the units with one more per
 // distinct render. A render that fails is a unit with an error; the error
 // returned is a usage error (AppsRoot is no directory).
-func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
+func (s *session) expand(ctx context.Context, units []*Unit, res *Result) ([]*Unit, error) {
 	root := s.in.AppsRoot
 	if root == "" {
 		for _, u := range units {
@@ -130,7 +132,7 @@ func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, &config.UsageError{Where: "--apps-root", Err: fmt.Errorf("%q is not a directory", root)}
 	}
-	a := &expander{s: s, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}, exclude: s.exclusions()}
+	a := &expander{s: s, res: res, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}, exclude: s.exclusions()}
 	a.assume = len(a.remotes) == 0
 	level := units
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
@@ -149,9 +151,20 @@ func (s *session) expand(ctx context.Context, units []*Unit) ([]*Unit, error) {
 		level = append(level, generated...)
 		units = append(units, level...)
 	}
+	// A source checked and released before a later level named one more
+	// Application deploying it was checked without that Application (its
+	// findings' names, the exceptions scoped to it): it renders again and
+	// is checked with the others, whole.
+	opts := s.renderOptions()
+	for _, u := range units {
+		if src, ok := u.Source.(*AppSource); ok && u.summary != nil && len(src.Apps) > src.named {
+			u.Report, u.summary = nil, nil
+			renderSource(u, opts)
+		}
+	}
 	for _, l := range a.links {
 		as := &l.app.apps[l.i]
-		as.Resources, as.Err = l.src.Resources, l.src.Err
+		as.Resources, as.Summary, as.Err = l.src.Resources, l.src.summary, l.src.Err
 		if src, ok := l.src.Source.(*AppSource); ok {
 			as.Skipped = src.skipped
 		}
@@ -244,7 +257,7 @@ func (a *expander) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSou
 func (a *expander) render(ctx context.Context, fresh []*Unit) {
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(renderJobs)
-	var mu sync.Mutex
+	var mu, checking sync.Mutex
 	done := 0
 	opts := a.s.renderOptions()
 	for _, u := range fresh {
@@ -260,6 +273,7 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 			end := stop.Doing(ctx, "rendering "+u.Input())
 			renderSource(u, opts)
 			end()
+			a.release(ctx, u, &checking)
 			mu.Lock()
 			done++
 			a.s.progress(fmt.Sprintf("rendering %d/%d Application sources done", done, len(fresh)))
@@ -268,6 +282,40 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 		})
 	}
 	_ = g.Wait()
+}
+
+// release, on a run with Options.ReleaseRenders, checks a rendered
+// Application source that deploys nothing the expansion reads again (no
+// Application, ApplicationSet, Flux object or GitRepository: a leaf of the
+// estate) as soon as it is rendered, keeps the Summary its Applications'
+// rules read, and drops the render: the run's memory grows with the
+// largest render, not with the estate. One unit is checked at a time
+// (checking); the rules run on every core inside it.
+func (a *expander) release(ctx context.Context, u *Unit, checking *sync.Mutex) {
+	src, ok := u.Source.(*AppSource)
+	o := a.s.o
+	if !o.ReleaseRenders || o.Pin || o.Reuse != nil || !ok || u.Err != nil || src.skipped != "" || !leaf(u.Resources) {
+		return
+	}
+	sum := argo.Summarise(u.Resources)
+	checking.Lock()
+	defer checking.Unlock()
+	a.res.checkUnit(ctx, u)
+	src.named = len(src.Apps)
+	u.summary = sum
+	u.Resources, u.local = nil, nil
+}
+
+// leaf reports whether a render holds nothing the expansion or the checks
+// after it read again: no Argo CD or Flux object that deploys or names a
+// source, no GitRepository.
+func leaf(resources []*yaml.RNode) bool {
+	for _, r := range resources {
+		if IsAppOwner(r) || argo.IsArgoConfig(r) || flux.IsGitRepository(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func renderSource(u *Unit, opts render.Options) {

@@ -41,7 +41,13 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		return nil, err
 	}
 	opts.DropTag = s.o.DropTag
-	opts.Shared, opts.Unit = res.ownership(), u.seq
+	if len(u.apps) > 0 {
+		// Only a unit with Applications or Flux objects has objects to
+		// compare across units; a source checked as soon as it rendered
+		// (Options.ReleaseRenders) has none, and the run's index is built
+		// once every render was.
+		opts.Shared, opts.Unit = res.ownership(), u.seq
+	}
 	var unpinned []images.Image
 	if pin && s.o.Lock != nil {
 		unpinned = lockImages(u.checked(), spec)

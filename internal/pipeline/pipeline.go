@@ -94,6 +94,14 @@ type Options struct {
 	// Reuse, when set, takes the renders that cannot have changed from a
 	// run at another revision (reuse.go: diff --base).
 	Reuse *Reuse
+	// ReleaseRenders checks each Application source that deploys no
+	// Application or Flux object of its own as soon as it is rendered, and
+	// then drops its render, keeping what its Applications' rules read
+	// (argo.Summary): memory grows with the largest render, not with the
+	// estate. The Units' Resources of those sources are then nil: for a
+	// caller that prints or compares no render (check, not pin, render or
+	// diff). It is ignored with Pin or Reuse.
+	ReleaseRenders bool
 	// UnmatchedExclusionsOK lets an --exclude-app name no app of the run
 	// (diff's base: the pull request may add the app it excludes); else it
 	// is a usage error (exclude.go).
@@ -213,7 +221,8 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 			return nil, u.Err
 		}
 	}
-	units, err := s.expand(ctx, loaded)
+	res := &Result{s: s}
+	units, err := s.expand(ctx, loaded, res)
 	if err == nil {
 		err = s.checkExclusions(units)
 	}
@@ -221,7 +230,8 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 		_ = s.revs.close()
 		return nil, err
 	}
-	return &Result{Units: units, s: s}, nil
+	res.Units = units
+	return res, nil
 }
 
 // Close removes the temporary worktrees of other revisions the sources
@@ -236,9 +246,7 @@ func (r *Result) Check(ctx context.Context) {
 	for i, u := range r.Units {
 		if u.Report == nil && u.Err == nil {
 			r.s.progress(fmt.Sprintf("checking %d/%d: %s", i+1, len(r.Units), u.Source.name()))
-			end := stop.Doing(ctx, "checking "+u.Source.name())
-			u.Report, u.Err = r.s.check(ctx, u, r)
-			end()
+			r.checkUnit(ctx, u)
 		}
 		if u.Err == nil {
 			src := r.s.configSource(u)
@@ -248,6 +256,13 @@ func (r *Result) Check(ctx context.Context) {
 	}
 	r.s.progress("")
 	r.Configs = configs.list()
+}
+
+// checkUnit checks one unit, filling its Report or Err.
+func (r *Result) checkUnit(ctx context.Context, u *Unit) {
+	end := stop.Doing(ctx, "checking "+u.Source.name())
+	u.Report, u.Err = r.s.check(ctx, u, r)
+	end()
 }
 
 // Report is every unit's findings and, for a unit with no verdict, its

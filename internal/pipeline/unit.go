@@ -50,6 +50,9 @@ type Unit struct {
 	expanded []string
 	// seq is the unit's index in the run's Ownership (Result.ownership).
 	seq int
+	// summary is what the rules of the Applications deploying this render
+	// read of it once the render was released (Options.ReleaseRenders).
+	summary *argo.Summary
 }
 
 // Input names the unit as its findings' input does: "-k DIR", "-f FILE…",
@@ -153,6 +156,7 @@ type AppSource struct {
 	path    string // as written in the Application
 	skipped string // why the gate does not render it, when it does not
 	rev     string // the revision it renders from when not the checkout's
+	named   int    // len(Apps) when it was checked and released (expander.release)
 }
 
 // ApplicationSet is the Applications an ApplicationSet generates against

@@ -25,18 +25,18 @@ func checkDestinationNamespace(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	eachRendered(c, func(app *yaml.RNode, src argo.Source, a argo.AppSource) {
 		dest := manifest.Str(app, "spec.destination.namespace")
-		byNS := argo.ByNamespace(a.Resources, nil)
+		byNS := a.Namespaces(false)
 		for _, ns := range argo.Namespaces(byNS) {
 			objs := byNS[ns]
 			switch {
 			case ns == "" && dest == "":
 				out = append(out, manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", nil,
 					"has no destination namespace, and %s of its source %s (%s) set no namespace either: Argo CD applies them to whatever namespace its cluster connection defaults to, not a chosen one",
-					manifest.Plural(len(objs), "namespaced object"), a.Path, manifest.Sample(objs)))
+					manifest.Plural(objs.N, "namespaced object"), a.Path, objs.Sample))
 			case ns != "" && dest != "" && ns != dest:
 				f := manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", dest,
 					"destination namespace %q, but %s of its source %s render into namespace %q (%s): the sync goes green and nothing lands in %q",
-					dest, manifest.Plural(len(objs), "object"), a.Path, ns, manifest.Sample(objs), dest)
+					dest, manifest.Plural(objs.N, "object"), a.Path, ns, objs.Sample, dest)
 				if len(byNS) == 1 {
 					f.Field.ProposedValue = ns
 				}

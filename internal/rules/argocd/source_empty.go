@@ -24,10 +24,8 @@ var SourceEmpty = rules.Rule{
 func checkSourceEmpty(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	eachRendered(c, func(app *yaml.RNode, src argo.Source, a argo.AppSource) {
-		for _, r := range a.Resources {
-			if !manifest.IsLocalConfig(r) {
-				return
-			}
+		if a.Count() > 0 {
+			return
 		}
 		out = append(out, manifest.Finding("argocd-source-empty", finding.SeverityError, app, src.PathField(), src.Path,
 			"its source %s renders zero objects: Argo CD syncs it green with nothing to manage (and with prune: true deletes what it ran)", a.Path))

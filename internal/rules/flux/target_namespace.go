@@ -49,17 +49,17 @@ func checkTargetNamespace(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
 	eachRendered(c, func(ks *yaml.RNode, a argo.AppSource) {
 		target := manifest.Str(ks, "spec.targetNamespace")
-		byNS := argo.ByNamespace(a.Resources, isFlux)
+		byNS := a.Namespaces(true)
 		for _, ns := range argo.Namespaces(byNS) {
 			objs := byNS[ns]
 			switch {
 			case ns == "" && target == "":
 				out = append(out, manifest.Finding("flux-target-namespace", finding.SeverityError, ks, "spec.targetNamespace", nil,
 					"has no targetNamespace, and %s of its path %s (%s) set no namespace either: kustomize-controller does not default them, the apply fails with \"namespace not specified\" and nothing of the Kustomization is applied",
-					manifest.Plural(len(objs), "namespaced object"), a.Path, manifest.Sample(objs)))
+					manifest.Plural(objs.N, "namespaced object"), a.Path, objs.Sample))
 			case ns != "" && target != "" && ns != target:
 				f := manifest.Finding("flux-target-namespace", finding.SeverityError, ks, "spec.targetNamespace", target,
-					"targetNamespace %q, but %s of its path %s render into namespace %q (%s)", target, manifest.Plural(len(objs), "object"), a.Path, ns, manifest.Sample(objs))
+					"targetNamespace %q, but %s of its path %s render into namespace %q (%s)", target, manifest.Plural(objs.N, "object"), a.Path, ns, objs.Sample)
 				if len(byNS) == 1 {
 					f.Field.ProposedValue = ns
 				}
@@ -97,6 +97,4 @@ func moveTarget(s *rules.Subject) bool {
 
 // isFlux reports Flux's own objects: a Kustomization that renders other
 // Kustomizations puts them in flux-system on purpose.
-func isFlux(r *yaml.RNode) bool {
-	return strings.Contains(manifest.APIVersion(r), ".toolkit.fluxcd.io/")
-}
+func isFlux(r *yaml.RNode) bool { return argo.IsFluxObject(r) }
