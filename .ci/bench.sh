@@ -378,11 +378,20 @@ for n in $SPEED_N; do
 		row "kubeconform -strict $n (paired)" "${P_WALL[kcstrict-$n]}" "${P_CPU[kcstrict-$n]}" "${P_RSS[kcstrict-$n]} MB" - 0 "$(grep -oE 'Valid: [0-9]+' "$W/kcstrict-$n.out" || echo '?')"
 	fi
 done
+# Each estate row after the first says its peak and wall against the
+# first's (issue 25: 2,000 apps within 2× the peak of 500, time linear).
+ESTATE_FIRST=
 for a in $ESTATE_APPS; do
 	log "1d. estate: $a Applications × $ESTATE_OBJECTS objects (--apps-root)"
 	"$W/benchgen" -apps "$a" -n "$ESTATE_OBJECTS" -images "$IMAGES" -registry ghcr.io -pinned -estate "$W/estate-$a"
 	paired "estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO"
-	row "gate check estate $a apps × $ESTATE_OBJECTS objects" "${P_WALL[estate-$a]}" "${P_CPU[estate-$a]}" "${P_RSS[estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/estate-$a.out" | tail -n 1)s, one unit per app"
+	vs=
+	if [[ -n $ESTATE_FIRST ]]; then
+		vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[estate-$a]}" "${P_RSS[estate-$ESTATE_FIRST]}"), wall $(ratio "${P_WALL[estate-$a]}" "${P_WALL[estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[estate-$a]}" "${P_CPU[estate-$ESTATE_FIRST]}") for $(ratio "$a" "$ESTATE_FIRST") the apps"
+	else
+		ESTATE_FIRST=$a
+	fi
+	row "gate check estate $a apps × $ESTATE_OBJECTS objects" "${P_WALL[estate-$a]}" "${P_CPU[estate-$a]}" "${P_RSS[estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/estate-$a.out" | tail -n 1)s, one unit per app$vs"
 	rm -rf "$W/estate-$a"
 done
 
