@@ -600,6 +600,15 @@ if [[ $GOBENCH == 1 ]]; then
 		die "go test -bench ArgoRules failed"
 	fi
 	cat "$W/gobench-apps.out" >>"$W/gobench.out"
+	# PinSignatures: pin of 20 key-signed images, 20 ms on every registry
+	# request: no signer, --key, --key --cache cold and warm (ms, requests,
+	# signature requests of each run).
+	if ! guarded "$W/gobench-sig.out" "$W/gobench.err" env BENCH_SIGN_DELAY="$DELAY" "$GO" test -run XXX -bench 'PinSignatures' -benchtime 1x \
+		-timeout "${LIMIT}s" ./plugin/; then
+		tail -n 20 "$W/gobench-sig.out" "$W/gobench.err" >&2
+		die "go test -bench PinSignatures failed"
+	fi
+	cat "$W/gobench-sig.out" >>"$W/gobench.out"
 	mapfile -t GOB < <(grep -E '^Benchmark' "$W/gobench.out")
 	((${#GOB[@]})) || die "go test -bench printed no Benchmark lines: $(tail -n 5 "$W/gobench.out")"
 fi
