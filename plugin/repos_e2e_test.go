@@ -45,6 +45,7 @@ const (
 	bridge         = "gitops-bridge-dev__gitops-bridge/argocd/iac/terraform/examples/eks/"
 	fluxTenancy    = "fluxcd__flux2-multi-tenancy/"
 	kubePrometheus = "prometheus-operator__kube-prometheus/"
+	autopilot      = "argoproj-labs__argocd-autopilot/"
 	// The reduced copies: upstream files with the one change their
 	// PROVENANCE.md section names.
 	argocdReduced         = "argoproj__argo-cd-reduced/"
@@ -130,6 +131,9 @@ func realRepoInputs() []realRepoInput {
 		// The upstream example again from a copy with no git remote and
 		// no --repo-url (issue 19, a repository the gate only assumed).
 		{name: "argocd-list-generator-no-remote", args: []string{"-f", argocd + listExample + "list-example.yaml", "--apps-root", argocd}, copyOf: argocd},
+		// The Applications argocd-autopilot writes at bootstrap ignore
+		// differences in /status of Applications (issue 19, item 5).
+		{name: "argocd-autopilot-bootstrap", args: []string{"-f", autopilot + "bootstrap"}},
 	}
 	// Argo Rollouts' `kubectl argo rollouts lint` fixtures: upstream labels
 	// each valid or invalid, which the README weighs the gate against.
