@@ -76,7 +76,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 			}
 		}()
 		label := fmt.Sprintf("%s (%.12s)", d.base, wt.Rev)
-		baseRun, headRun := sides(ctx, o, base, version, cwd, filepath.Join(wt.Dir, rel), label, top, wt.Rev, s.Err)
+		baseRun, headRun := sides(ctx, o, base, version, cwd, filepath.Join(wt.Dir, rel), wt.Dir, label, top, wt.Rev, s.Err)
 		if usage = headUsage(headRun); len(usage) > 0 {
 			done <- nil
 			return
@@ -261,15 +261,19 @@ func headBranch(ctx context.Context, top string) string {
 	return c.Branch
 }
 
-// sides plans both runs, then checks them: the head first, so that with
-// --apps-root the base takes from it the renders of the apps nothing
-// changed for (pipeline.Reuse), and neither side checks those apps (their
-// findings cannot differ). The same relative paths name the same inputs
-// at both revisions: each step runs in its side's directory (head, the
-// working directory, or baseDir in the worktree) and changes back to head.
-func sides(ctx context.Context, o *options, cfg *config.Object, version, head, baseDir, label, top, rev string, w io.Writer) (baseRun, headRun diff.Run) {
+// sides plans both runs, then checks them. With --apps-root, the
+// Application sources that provably read nothing that differs between the
+// revisions are rendered in neither run (pipeline.Precheck), and the base
+// takes from the head the renders of the apps nothing changed for
+// (pipeline.Reuse); neither side checks those apps (their findings cannot
+// differ). The same relative paths name the same inputs at both
+// revisions: each step runs in its side's directory (head, the working
+// directory, or baseDir in the worktree at baseTop) and changes back to
+// head.
+func sides(ctx context.Context, o *options, cfg *config.Object, version, head, baseDir, baseTop, label, top, rev string, w io.Writer) (baseRun, headRun diff.Run) {
 	headRun, baseRun = diff.Run{Label: "working tree"}, diff.Run{Label: label}
-	headRes, err := plan(ctx, o, cfg, version, head, head, nil, false)
+	changed, pre := changedPaths(ctx, o, top, rev, w)
+	headRes, err := plan(ctx, o, cfg, version, head, head, nil, pre.Side(0, top), false)
 	if err != nil {
 		headRun.Err = fmt.Errorf("working tree: %w", err)
 		var ue *config.UsageError
@@ -279,23 +283,38 @@ func sides(ctx context.Context, o *options, cfg *config.Object, version, head, b
 			return baseRun, headRun
 		}
 	}
-	reuse := reuseFor(ctx, o, headRes, top, rev, w)
+	var reuse *pipeline.Reuse
+	if pre != nil && headRes != nil {
+		reuse = pipeline.NewReuse(headRes, changed)
+	}
 	// The base worktree stands for the head's branch: sources tracking
 	// it render from the base, as they do from the head.
 	o.checkoutBranch = headBranch(ctx, top)
 	if err := os.Chdir(baseDir); err != nil {
 		baseRun.Err = fmt.Errorf("%s: the working directory does not exist at this revision: %w", label, err)
-	} else if baseRes, err := plan(ctx, o, cfg, version, baseDir, head, reuse, true); err != nil {
+	} else if baseRes, err := plan(ctx, o, cfg, version, baseDir, head, reuse, pre.Side(1, baseTop), true); err != nil {
 		baseRun.Err = fmt.Errorf("%s: %w", label, err)
 	} else {
 		baseRun.Result = baseRes
 	}
 	unchecked := 0
-	if reuse != nil && baseRun.Result != nil {
-		unchecked = reuse.Unchecked()
+	if baseRun.Result != nil {
+		unchecked = pre.Pair()
+		if reuse != nil {
+			unchecked += reuse.Unchecked()
+		}
+	}
+	// What a side deferred and the other did not is rendered now, in the
+	// side's directory.
+	if headRes != nil {
+		headRes.RenderDeferred(ctx)
+	}
+	if baseRun.Result != nil && os.Chdir(baseDir) == nil {
+		baseRun.Result.RenderDeferred(ctx)
+		_ = os.Chdir(head)
 	}
 	if unchecked > 0 {
-		fmt.Fprintf(w, "kubectl gate: INFO: %d app(s) neither rendered again nor checked: neither their Application nor a file they read changed, so their findings are the same at both revisions; exception-unused and the checks' no-verdicts (image-resolve) are not judged in them\n", unchecked)
+		fmt.Fprintf(w, "kubectl gate: INFO: %d app(s) neither rendered again nor checked: neither their Application nor a file they read changed, so their findings are the same at both revisions; exception-unused, the checks' no-verdicts (image-resolve), a render failing at both revisions, and app-shared-object between them and the apps rendered are not judged in them\n", unchecked)
 	}
 	if headRes != nil {
 		headRun.Result, headRun.Report = headRes, check(ctx, o, headRes, head, head, unchecked > 0)
@@ -306,16 +325,33 @@ func sides(ctx context.Context, o *options, cfg *config.Object, version, head, b
 	return baseRun, headRun
 }
 
+// changedPaths lists, with --apps-root, the paths that differ between rev
+// and the working tree of the repository at top, and the Precheck over
+// them; nil, nil (everything is rendered at both revisions) without
+// --apps-root or when git cannot list them (said on w).
+func changedPaths(ctx context.Context, o *options, top, rev string, w io.Writer) ([]string, *pipeline.Precheck) {
+	if o.appsRoot == "" {
+		return nil, nil
+	}
+	changed, err := diff.ChangedPaths(ctx, top, rev)
+	if err != nil {
+		fmt.Fprintf(w, "kubectl gate: INFO: every app is rendered at both revisions: %v\n", err)
+		return nil, nil
+	}
+	return changed, pipeline.NewPrecheck(top, changed)
+}
+
 // plan plans the inputs from dir and changes back to home. atBase lets an
 // --exclude-app name an app the revision lacks (the pull request may add
 // it); at the head that is a usage error.
-func plan(ctx context.Context, o *options, cfg *config.Object, version, dir, home string, reuse *pipeline.Reuse, atBase bool) (*pipeline.Result, error) {
+func plan(ctx context.Context, o *options, cfg *config.Object, version, dir, home string, reuse *pipeline.Reuse, pre *pipeline.PrecheckSide, atBase bool) (*pipeline.Result, error) {
 	if err := os.Chdir(dir); err != nil {
 		return nil, fmt.Errorf("the working directory does not exist at this revision: %w", err)
 	}
 	defer os.Chdir(home)
 	po := o.pipelineOptions(cfg, version, nil)
 	po.Reuse = reuse
+	po.Precheck = pre
 	po.UnmatchedExclusionsOK = atBase
 	return pipeline.Plan(ctx, o.inputs(nil), po)
 }
@@ -334,24 +370,6 @@ func check(ctx context.Context, o *options, res *pipeline.Result, dir, home stri
 		rep.Findings = slices.DeleteFunc(rep.Findings, func(f finding.Finding) bool { return f.Rule == waiver.RuleUnused })
 	}
 	return rep
-}
-
-// reuseFor is what the base run may take from the head's, with
-// --apps-root: the renders of the Application sources that neither their
-// Application nor a changed file can have changed (pipeline.NewReuse). It
-// is nil (everything is rendered and checked again) without --apps-root,
-// when the head has no result, or when git cannot list the changed files
-// (said on w). Call it in the head's working directory.
-func reuseFor(ctx context.Context, o *options, head *pipeline.Result, top, rev string, w io.Writer) *pipeline.Reuse {
-	if o.appsRoot == "" || head == nil {
-		return nil
-	}
-	changed, err := diff.ChangedPaths(ctx, top, rev)
-	if err != nil {
-		fmt.Fprintf(w, "kubectl gate: INFO: every app is rendered again at the base: %v\n", err)
-		return nil
-	}
-	return pipeline.NewReuse(head, changed)
 }
 
 // writeDiff prints the report in its format; markdown with --split writes

@@ -358,3 +358,43 @@ func TestE2EDiffUsageError(t *testing.T) {
 	}
 	noWorktreeLeft(t, baseBad, tmp)
 }
+
+// TestE2EDiffPrecheck: with --apps-root, an app that reads nothing the
+// change touches is decided unchanged before anything is rendered, and is
+// rendered at neither revision: stale, whose render fails at both, is
+// listed unchanged, not no verdict. What the precheck cannot prove is
+// rendered: root (an app of apps: its files name an Application) is, so
+// the change to its child's source shows; and stale with a kustomization
+// field outside what the precheck reads (replacements:) is rendered at the
+// head, whose render fails: no verdict.
+func TestE2EDiffPrecheck(t *testing.T) {
+	commits := appsCommits()
+	base, head := commits[0], commits[1]
+	base["apps/kustomization.yaml"] = "resources: [shop.yaml, blog.yaml, cart.yaml, stale.yaml, root.yaml]\n"
+	base["apps/stale.yaml"] = diffApp("stale", "stale")
+	base["stale/kustomization.yaml"] = "resources: [bad.yaml]\n"
+	base["stale/bad.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: stale, namespace: shop\n"
+	base["apps/root.yaml"] = diffApp("root", "root")
+	base["root/kustomization.yaml"] = "resources: [child.yaml]\n"
+	base["root/child.yaml"] = diffApp("child", "child")
+	base["child/kustomization.yaml"] = "resources: [cm.yaml]\n"
+	base["child/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child, namespace: shop}\ndata: {level: one}\n"
+	head["child/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child, namespace: shop}\ndata: {level: two}\n"
+	repo := commitRepo(t, base, head)
+	tmp := t.TempDir()
+	args := []string{"diff", "--base", "HEAD~1", "-k", "apps", "--apps-root", ".", "--repo-url", diffRepo}
+	r := gateIn(t, repo, tmp, args...)
+	if r.Code != 1 || strings.Contains(r.Stdout, "NO VERDICT") || !strings.Contains(r.Stdout, `data.level: "one" → "two"`) ||
+		!strings.Contains(r.Stdout, "NEW       ERROR [image-digest]") || !strings.Contains(r.Stdout, "2 app(s) unchanged: not rendered again or checked") {
+		t.Errorf("exit %d, want 1: shop's new finding, child's change through root, stale and blog unchanged and not rendered\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noWorktreeLeft(t, repo, tmp)
+
+	base["stale/kustomization.yaml"] = "resources: [bad.yaml]\nreplacements: []\n"
+	repo = commitRepo(t, base, head)
+	r = gateIn(t, repo, tmp, args...)
+	if r.Code != 3 || !strings.Contains(r.Stdout, "NO VERDICT at head: Application argocd/stale") {
+		t.Errorf("stale with replacements: exit %d, want 3 (rendered at the head, which fails)\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noWorktreeLeft(t, repo, tmp)
+}

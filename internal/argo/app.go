@@ -117,11 +117,20 @@ type AppSource struct {
 	// GitRepository's ref names a revision the checkout's history does
 	// not have): flux-not-rendered reports it, no verdict unless excluded.
 	Unrendered string
+	// Unchanged says why the source was not rendered at all, when nothing
+	// it reads differs from the revision it is compared with (diff --base:
+	// the same at both revisions, so its render cannot have changed). The
+	// rules judge neither its render nor its absence.
+	Unchanged string
 	// Assumed is set on the first source that named a repository when the
 	// checkout has no git remote and no --repo-url was given: the gate took
 	// that repository as the checkout, and says so (an info finding).
 	Assumed string
 }
+
+// Judged reports whether the rules judge the source's render: it was
+// rendered (no error, not skipped, not left unrendered as unchanged).
+func (a AppSource) Judged() bool { return a.Err == nil && a.Skipped == "" && a.Unchanged == "" }
 
 // RendersOf returns the renders of an Application's sources, by source
 // index. The Application is matched by kind, namespace and name: selftest

@@ -46,7 +46,7 @@ func (o Owned) Hash() [sha256.Size]byte {
 // through its Summary.
 func EachOwned(apps []AppSource, f func(Owned)) {
 	for _, as := range apps {
-		if as.Err != nil || as.Skipped != "" || (len(as.Resources) == 0 && (as.Summary == nil || len(as.Summary.Objects) == 0)) {
+		if !as.Judged() || (len(as.Resources) == 0 && (as.Summary == nil || len(as.Summary.Objects) == 0)) {
 			continue
 		}
 		cluster, ns := destination(as.App)

@@ -29,14 +29,17 @@ func (r *Report) Headline() string {
 // Application nor a file they read changed), what the diff did not judge
 // in them, else "". Their findings are the same at both revisions, so
 // none is new; but what only a check can say is not said: an exception
-// that waived nothing there (exception-unused) and a check that could not
-// finish there (image-resolve and the other no-verdicts of the checks).
+// that waived nothing there (exception-unused), a check that could not
+// finish there (image-resolve and the other no-verdicts of the checks), a
+// render that fails at both revisions, and app-shared-object between them
+// and the apps rendered (pipeline.Precheck: an app proved unchanged
+// before rendering is rendered at neither revision).
 func (r *Report) UncheckedNote() string {
 	n := r.Counts.NotRenderedAgain
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d app(s) unchanged: not rendered again or checked, at either revision (neither their Application nor a file they read changed, so their findings are the same at both); exception-unused and the checks' no-verdicts (image-resolve) are not judged in them (kubectl gate check judges every app)", n)
+	return fmt.Sprintf("%d app(s) unchanged: not rendered again or checked, at either revision (neither their Application nor a file they read changed, so their findings are the same at both); exception-unused, the checks' no-verdicts (image-resolve), a render failing at both revisions, and app-shared-object between them and the apps rendered are not judged in them (kubectl gate check judges every app)", n)
 }
 
 // RendererLine names the renderers in one line.

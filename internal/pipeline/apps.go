@@ -164,6 +164,9 @@ func (s *session) expand(ctx context.Context, units []*Unit, res *Result) ([]*Un
 	}
 	for _, l := range a.links {
 		as := &l.app.apps[l.i]
+		if s.o.Precheck.link(l.src, as) {
+			continue // not rendered yet (precheck.go)
+		}
 		as.Resources, as.Summary, as.Err = l.src.Resources, l.src.summary, l.src.Err
 		if src, ok := l.src.Source.(*AppSource); ok {
 			as.Skipped = src.skipped
@@ -261,7 +264,7 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 	done := 0
 	opts := a.s.renderOptions()
 	for _, u := range fresh {
-		if u.Err != nil || a.s.reuse(u) {
+		if u.Err != nil || a.s.deferUnchanged(u) || a.s.reuse(u) {
 			continue
 		}
 		g.Go(func() error {

@@ -102,6 +102,10 @@ type Options struct {
 	// caller that prints or compares no render (check, not pin, render or
 	// diff). It is ignored with Pin or Reuse.
 	ReleaseRenders bool
+	// Precheck, when set, leaves unrendered the Application sources that
+	// read nothing that differs from another revision (precheck.go: diff
+	// --base).
+	Precheck *PrecheckSide
 	// UnmatchedExclusionsOK lets an --exclude-app name no app of the run
 	// (diff's base: the pull request may add the app it excludes); else it
 	// is a usage error (exclude.go).

@@ -84,6 +84,9 @@ func NewReuse(prior *Result, changed []string) *Reuse {
 // Reused reports whether the run took u's render from the prior run
 // instead of rendering it.
 func (r *Result) Reused(u *Unit) bool {
+	if r.s != nil && r.s.o.Precheck != nil && r.s.o.Precheck.p.Paired(u) {
+		return true // the same render at both revisions, made by neither
+	}
 	if r.s == nil || r.s.o.Reuse == nil {
 		return false
 	}
@@ -94,6 +97,9 @@ func (r *Result) Reused(u *Unit) bool {
 // prior one, because nothing it reads changed (Reuse.Unchecked): its empty
 // report says nothing about it.
 func (r *Result) Unchecked(u *Unit) bool {
+	if r.s != nil && r.s.o.Precheck != nil && r.s.o.Precheck.p.Paired(u) {
+		return true
+	}
 	if r.s == nil || r.s.o.Reuse == nil {
 		return false
 	}

@@ -15,7 +15,7 @@ func eachRendered(c *rules.Context, fn func(app *yaml.RNode, src argo.Source, a 
 		}
 		renders := appRenders(c).Of(app)
 		for _, src := range argo.Sources(app) {
-			if a, ok := renders[src.Index]; ok && a.Err == nil && a.Skipped == "" {
+			if a, ok := renders[src.Index]; ok && a.Judged() {
 				fn(app, src, a)
 			}
 		}
@@ -32,7 +32,7 @@ func rendered(resources []*yaml.RNode, apps []argo.AppSource, fn func(app *yaml.
 		for _, src := range argo.Sources(app) {
 			for i, a := range apps {
 				same := a.App.GetName() == app.GetName() && a.App.GetNamespace() == app.GetNamespace()
-				if same && a.Index == src.Index && a.Err == nil && a.Skipped == "" && fn(app, i) {
+				if same && a.Index == src.Index && a.Judged() && fn(app, i) {
 					return true
 				}
 			}

@@ -98,6 +98,9 @@ func notRendered(c *rules.Context, app *yaml.RNode) []finding.Finding {
 		case !ok:
 			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, app, src.Field, src.Path,
 				"this source (%s) was not rendered, so what it deploys was not checked; run `kubectl gate check --apps-root DIR` on a checkout of its repository", describe(src)))
+		case a.Unchanged != "":
+			// diff --base left it unrendered at both revisions: nothing
+			// it reads changed.
 		case a.Skipped != "":
 			out = append(out, manifest.Finding("argocd-source-not-rendered", finding.SeverityError, app, src.Field, src.Path,
 				"this source was not rendered (%s), so what it deploys was not checked", a.Skipped))
