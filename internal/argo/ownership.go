@@ -188,7 +188,7 @@ func ownerName(app *yaml.RNode) string {
 	if !IsApplication(app) {
 		kind = "Flux " + kind
 	}
-	return kind + " " + app.GetNamespace() + "/" + app.GetName()
+	return kind + " " + AppName(app)
 }
 
 func sourceName(as AppSource) string {
