@@ -99,14 +99,18 @@ func (r *Resolver) remoteOptions() []remote.Option {
 // repository with Options.Mirrors applied (plain HTTP when Options.Insecure
 // lists its host) and the Resolver's options (its credentials and its one
 // transport, which refuses unlisted plain HTTP, retries, checks every
-// manifest answer, counts requests and redacts credentials). The signature
-// check reads signatures through it.
+// manifest answer, counts requests and redacts credentials), and its
+// puller, so a repository's ping and token are not asked again. The
+// signature check reads signatures through it.
 func (r *Resolver) Remote(repo name.Repository) (name.Repository, []remote.Option, error) {
 	look, err := r.lookupRepo(repo)
 	if err != nil {
 		return repo, nil, fmt.Errorf("registry settings for %s: %w", repo.Name(), err)
 	}
-	return look, r.remote, nil
+	// The Resolver's puller too: its per-repository transports (the ping,
+	// the token) are reused rather than set up again for every request.
+	opts := append(append(make([]remote.Option, 0, len(r.remote)+1), r.remote...), remote.Reuse(r.puller))
+	return look, opts, nil
 }
 
 // Resolve answers every reference in refs, keyed by the reference exactly as
