@@ -118,8 +118,14 @@ func TestE2EWriteKustomization(t *testing.T) {
 		t.Fatalf("the kustomization changed on failure:\n%s", got)
 	}
 	reg.Wrap = nil
-	if r := gate(t, "", "pin", "--write-kustomization", dir, "--insecure-registry", reg.Host); r.Code != 0 {
+	// Without -k the kustomization is all that is pinned: the lock holds
+	// what it pinned (it used to come out empty).
+	lock := filepath.Join(t.TempDir(), "images.lock.yaml")
+	if r := gate(t, "", "pin", "--write-kustomization", dir, "--insecure-registry", reg.Host, "--write-lock", lock); r.Code != 0 {
 		t.Fatalf("pin --write-kustomization: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if l, err := os.ReadFile(lock); err != nil || !strings.Contains(string(l), reg.Host+"/shop/web:1.5.0") || !strings.Contains(string(l), digest) {
+		t.Fatalf("the lock written with --write-kustomization alone (%v):\n%s", err, l)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	want := strings.Replace(kust, "newTag: \"1.5.0\"\n", "newTag: \"1.5.0\"\n    digest: "+digest+"\n", 1)

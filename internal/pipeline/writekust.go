@@ -58,6 +58,13 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 	if sigs != nil {
 		deps.Signatures = sigs
 	}
+	// --write-lock records what this write pins, as for the run's own
+	// units: without -k the kustomization is the only thing pinned, and a
+	// lock built from the units alone would hold no image.
+	var lockBefore []images.Image
+	if s.o.Lock != nil {
+		lockBefore = lockImages(u.Resources, spec)
+	}
 	rep, err := gate.Run(ctx, u.Resources, gate.Options{Config: spec, Pin: true}, deps)
 	if err != nil {
 		return nil, nil, err
@@ -81,6 +88,11 @@ func (r *Result) WriteKustomization(ctx context.Context, dir string) (changes []
 	}
 	if len(failed) > 0 {
 		return nil, failed, nil
+	}
+	if s.o.Lock != nil {
+		if err := recordLock(s.o.Lock, lockBefore, lockImages(u.Resources, spec), spec.Images.Platform, sigs); err != nil {
+			return nil, nil, err
+		}
 	}
 	digests := kustomization.PinnedDigests(u.Resources, extra, unpinned)
 	// The render with the digests written is made before the write, on
