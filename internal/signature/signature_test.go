@@ -37,7 +37,6 @@ import (
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
-	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
@@ -46,6 +45,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/signature"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // testRegistry is go-containerregistry's in-process registry on loopback,
@@ -424,38 +424,11 @@ func TestUnreadableTrustedRoot(t *testing.T) {
 }
 
 // virtualSigstore is sigstore-go's test certificate authority, transparency
-// log and timestamp authority, written as a trusted_root.json file.
+// log and timestamp authority, and its trusted_root.json file.
 func virtualSigstore(t *testing.T) (*ca.VirtualSigstore, string) {
 	t.Helper()
-	vs, err := ca.NewVirtualSigstore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The test log names itself by the hex of its key id; a trusted root
-	// file holds the raw key id.
-	logs := map[string]*root.TransparencyLog{}
-	for id, l := range vs.RekorLogs() {
-		raw, err := hex.DecodeString(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := *l
-		c.ID = raw
-		logs[id] = &c
-	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), nil, vs.TimestampingAuthorities(), logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := tr.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "trusted_root.json")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return vs, p
+	s := testutil.NewSigstore(t)
+	return s.Authority(), s.RootFile
 }
 
 // keylessBundle has the virtual sigstore sign a statement about subject

@@ -30,6 +30,10 @@ type Sigstore struct {
 	RootFile string
 }
 
+// Authority is the test sigstore itself, for tests that sign with it
+// beyond what Sigstore's methods do.
+func (s *Sigstore) Authority() *ca.VirtualSigstore { return s.vs }
+
 // NewSigstore makes a test sigstore and writes its trusted root.
 func NewSigstore(t testing.TB) *Sigstore {
 	t.Helper()
