@@ -268,14 +268,7 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 			continue
 		}
 		g.Go(func() error {
-			defer func() {
-				if err := stop.Recovered(recover()); err != nil {
-					u.Err = err
-				}
-			}()
-			end := stop.Doing(ctx, "rendering "+u.Input())
-			renderSource(u, opts)
-			end()
+			renderGuarded(ctx, u, opts)
 			a.release(ctx, u, &checking)
 			mu.Lock()
 			done++
@@ -319,6 +312,19 @@ func leaf(resources []*yaml.RNode) bool {
 		}
 	}
 	return true
+}
+
+// renderGuarded renders an Application source on a worker: progress says
+// so, and a panic in the render is the unit's error, not the run's crash.
+func renderGuarded(ctx context.Context, u *Unit, opts render.Options) {
+	defer func() {
+		if err := stop.Recovered(recover()); err != nil {
+			u.Err = err
+		}
+	}()
+	end := stop.Doing(ctx, "rendering "+u.Input())
+	renderSource(u, opts)
+	end()
 }
 
 func renderSource(u *Unit, opts render.Options) {

@@ -16,7 +16,6 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
-	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 )
 
 // Precheck decides, before anything is rendered, which Application
@@ -174,14 +173,7 @@ func (r *Result) RenderDeferred(ctx context.Context) {
 	opts := r.s.renderOptions()
 	for _, u := range todo {
 		g.Go(func() error {
-			defer func() {
-				if err := stop.Recovered(recover()); err != nil {
-					u.Err = err
-				}
-			}()
-			end := stop.Doing(ctx, "rendering "+u.Input())
-			renderSource(u, opts)
-			end()
+			renderGuarded(ctx, u, opts)
 			return nil
 		})
 	}
