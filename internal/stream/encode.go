@@ -142,8 +142,8 @@ func encodeOne(n *yaml.RNode) ([]byte, error) {
 }
 
 // ownMetadata returns a copy of n that shares everything but metadata
-// with n: the top mapping node and its field list are new, and metadata is
-// a deep copy. What the cleaning changes is all in metadata, or is the
+// with n: the document and top mapping nodes and its field list are new,
+// and metadata is a deep copy. What the cleaning changes is all in metadata, or is the
 // metadata field itself.
 func ownMetadata(n *yaml.RNode) *yaml.RNode {
 	top := *n.YNode()
@@ -152,6 +152,13 @@ func ownMetadata(n *yaml.RNode) *yaml.RNode {
 		if top.Content[i].Value == yaml.MetadataField {
 			top.Content[i+1] = yaml.CopyYNode(top.Content[i+1])
 		}
+	}
+	// The document node the reader kept holds the document's head
+	// comment (one set apart by a blank line); kio.ByteWriter writes it.
+	if doc := n.Document(); doc != nil && doc.Kind == yaml.DocumentNode {
+		d := *doc
+		d.Content = []*yaml.Node{&top}
+		return yaml.NewRNode(&d)
 	}
 	return yaml.NewRNode(&top)
 }

@@ -30,6 +30,10 @@ func TestEncodeIsByteWriter(t *testing.T) {
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    keep: x\n---\n" +
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: x\n"
 	streams = append(streams, read(edge+"---\n- a\n- b\n", true), read(edge, false))
+	// A document head comment set apart by a blank line lives on the
+	// document node, which an object copied for cleaning must keep.
+	headed := "# what this example shows\n\n" + edge
+	streams = append(streams, read(headed, true), read(headed, false))
 	// Not plain objects: duplicate metadata or annotations keys, metadata
 	// that is not a mapping. Encode must still equal kio.ByteWriter.
 	dup := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nmetadata: {}\n---\n" +
