@@ -56,7 +56,11 @@ func Run(name string, noVerdict int) {
 			}
 			_ = f.Close()
 		}
-		debug.SetMemoryLimit(max / 10 * 8)
+		// Below the cap, so the collector works harder before the parent
+		// kills; a lower GOMEMLIMIT the user set is kept.
+		if limit := max / 10 * 8; debug.SetMemoryLimit(-1) > limit {
+			debug.SetMemoryLimit(limit)
+		}
 		return
 	}
 	os.Exit(parent(name, noVerdict, max))
