@@ -53,3 +53,22 @@ func BenchmarkValidate10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToUnstructured10k converts the 10,000-object bench render to the
+// JSON data model, the first step of every object's validation.
+func BenchmarkToUnstructured10k(b *testing.B) {
+	var buf bytes.Buffer
+	if err := benchgen.Write(&buf, benchgen.Options{Objects: 10000, Images: 400, Registry: "127.0.0.1:5000"}); err != nil {
+		b.Fatal(err)
+	}
+	objs := parse(b, buf.String())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, n := range objs {
+			if _, dups := toUnstructured(n.YNode()); len(dups) != 0 {
+				b.Fatalf("duplicate keys in the bench render: %v", dups)
+			}
+		}
+	}
+}

@@ -15,27 +15,56 @@ import (
 // the last value silently.
 func toUnstructured(n *yaml.Node) (any, []string) {
 	c := converter{}
-	v := c.value(n, "")
+	v := c.value(n)
 	return v, c.dups
 }
 
-type converter struct{ dups []string }
+// converter converts one document. path holds the segments from the root to
+// the value being converted: the field path string is built only for a
+// duplicate key, not for every field.
+type converter struct {
+	dups []string
+	path []segment
+}
 
-func (c *converter) value(n *yaml.Node, path string) any {
+// segment is a mapping key, or with index ≥ 0 an item of a sequence.
+type segment struct {
+	key   string
+	index int
+}
+
+func (c *converter) pathString() string {
+	var b strings.Builder
+	for i, seg := range c.path {
+		switch {
+		case seg.index >= 0:
+			b.WriteString("[" + strconv.Itoa(seg.index) + "]")
+		case i > 0:
+			b.WriteString("." + seg.key)
+		default:
+			b.WriteString(seg.key)
+		}
+	}
+	return b.String()
+}
+
+func (c *converter) value(n *yaml.Node) any {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil
 		}
-		return c.value(n.Content[0], path)
+		return c.value(n.Content[0])
 	case yaml.AliasNode:
-		return c.value(n.Alias, path)
+		return c.value(n.Alias)
 	case yaml.MappingNode:
-		return c.mapping(n, path)
+		return c.mapping(n)
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, item := range n.Content {
-			out[i] = c.value(item, path+"["+strconv.Itoa(i)+"]")
+			c.path = append(c.path, segment{index: i})
+			out[i] = c.value(item)
+			c.path = c.path[:len(c.path)-1]
 		}
 		return out
 	case yaml.ScalarNode:
@@ -44,12 +73,12 @@ func (c *converter) value(n *yaml.Node, path string) any {
 	return nil
 }
 
-func (c *converter) mapping(n *yaml.Node, path string) map[string]any {
+func (c *converter) mapping(n *yaml.Node) map[string]any {
 	out := make(map[string]any, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			if merged, ok := c.value(v, path).(map[string]any); ok {
+			if merged, ok := c.value(v).(map[string]any); ok {
 				for mk, mv := range merged {
 					if _, set := out[mk]; !set {
 						out[mk] = mv
@@ -59,14 +88,12 @@ func (c *converter) mapping(n *yaml.Node, path string) map[string]any {
 			continue
 		}
 		key := k.Value
-		child := key
-		if path != "" {
-			child = path + "." + key
-		}
+		c.path = append(c.path, segment{key: key, index: -1})
 		if _, dup := out[key]; dup {
-			c.dups = append(c.dups, child)
+			c.dups = append(c.dups, c.pathString())
 		}
-		out[key] = c.value(v, child)
+		out[key] = c.value(v)
+		c.path = c.path[:len(c.path)-1]
 	}
 	return out
 }
