@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -216,6 +219,38 @@ func TestReadAllCaps(t *testing.T) {
 	_, err := ReadAll(strings.NewReader("123456"), 5, "stdin")
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "stdin is larger than 5 bytes") {
+		t.Fatalf("over the cap: %v", err)
+	}
+}
+
+// TestReadAllFile: a regular file is read into one buffer of its size, and
+// the cap still decides (a file at the cap is read, one byte more is not).
+func TestReadAllFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "render.yaml")
+	data := bytes.Repeat([]byte("a: b\n"), 200_000)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := func(limit int64) ([]byte, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return ReadAll(f, limit, path)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := read(int64(len(data)))
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("at the cap: %d bytes, %v", len(got), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))*5/4 {
+		t.Errorf("reading a %d-byte file allocated %d bytes", len(data), alloc)
+	}
+	var tl *TooLargeError
+	if _, err := read(int64(len(data)) - 1); !errors.As(err, &tl) {
 		t.Fatalf("over the cap: %v", err)
 	}
 }
