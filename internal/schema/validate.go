@@ -114,7 +114,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		}
 	}
 	dropNulls(obj)
-	meta, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	meta, _, unknown, err := getObjectMeta(obj)
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
 	}
@@ -136,7 +136,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	}
 	if meta != nil {
 		generateName(meta)
-		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
+		if err := setObjectMeta(obj, meta); err != nil {
 			errs = append(errs, field.Invalid(field.NewPath("metadata"), nil, err.Error()))
 		}
 		nameFn := c.nameFn
