@@ -9,10 +9,7 @@ import (
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
-	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
@@ -119,7 +116,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
 	}
 	if !c.preserveUnknown {
-		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		unknown = append(unknown, pruneUnknown(obj, s)...)
 		// The API server's next step, PruneNonNullableNullsWithoutDefaults,
 		// deletes null map values; dropNulls above left none.
 	}
@@ -149,14 +146,14 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		delete(obj, "status")
 	}
 	if c.walks.defaults != nil {
-		structuraldefaulting.Default(obj, c.walks.defaults)
+		applyDefaults(obj, c.walks.defaults)
 	}
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
 	if c.walks.embedded {
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
 	}
 	if c.walks.listSetsMaps != nil {
-		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, c.walks.listSetsMaps, obj)...)
+		errs = append(errs, validateListSetsAndMaps(c.walks.listSetsMaps, obj)...)
 	}
 	if c.cel != nil {
 		celErrs, _ := c.cel.Validate(ctx, nil, s, obj, nil, celconfig.RuntimeCELCostBudget)
