@@ -3,6 +3,7 @@ package rolloutvalidation
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/argoproj/argo-rollouts/pkg/apis/rollouts/v1alpha1"
@@ -123,7 +124,19 @@ func withoutPrivilegePolicy(errs field.ErrorList) field.ErrorList {
 
 // decodeJSON decodes an object as the controller's informers do: JSON,
 // case-sensitive, unknown fields dropped (the schema rules report those).
+// decodeNode gives the same result from the node tree directly; what it
+// declines takes the JSON path, from a zero value again.
 func decodeJSON(obj *yaml.RNode, out any) error {
+	if decodeNode(obj.YNode(), out) == nil {
+		return nil
+	}
+	reflect.ValueOf(out).Elem().SetZero()
+	return decodeViaJSON(obj, out)
+}
+
+// decodeViaJSON is decodeJSON's path through JSON: the node decoded by
+// go-yaml, printed as JSON and read back.
+func decodeViaJSON(obj *yaml.RNode, out any) error {
 	body, err := jsonOf(obj)
 	if err != nil {
 		return fmt.Errorf("encoding %s/%s as JSON: %w", obj.GetKind(), obj.GetName(), err)
