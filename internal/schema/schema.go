@@ -90,6 +90,10 @@ type Validator struct {
 
 	mu       sync.Mutex
 	compiled map[string]*compiled // key "apiVersion/Kind" plus source
+
+	// lookups holds lookup's outcome per apiVersion and kind outside the
+	// render's CRDs (lookupKey → *lookupOutcome).
+	lookups sync.Map
 }
 
 // New loads the embedded data for the target version and the CRDs.

@@ -166,19 +166,73 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 // there is none (schema-unknown, api-removed); deprecations come as notes
 // beside a schema.
 func (v *Validator) lookup(base Result, render map[string]*crdKind) (*compiled, []Result) {
-	gv, kind := base.APIVersion, base.Kind
-	group, version := "", gv
-	if i := strings.Index(gv, "/"); i >= 0 {
-		group, version = gv[:i], gv[i+1:]
+	if len(render) > 0 {
+		group, version := splitAPIVersion(base.APIVersion)
+		if k := render[group+"/"+base.Kind]; k != nil && !v.builtinGroup(group) {
+			return v.custom(base, k, version, noteOn(base))
+		}
 	}
-	note := func(rule, reason string) []Result {
+	// Everything else depends on the apiVersion and kind alone (and on what
+	// New loaded): found once per Validator, then one map read per object.
+	key := lookupKey{base.APIVersion, base.Kind}
+	o, ok := v.lookups.Load(key)
+	if !ok {
+		o, _ = v.lookups.LoadOrStore(key, v.resolveKind(key))
+	}
+	return o.(*lookupOutcome).results(base)
+}
+
+// lookupKey is an object's apiVersion and kind.
+type lookupKey struct{ apiVersion, kind string }
+
+// lookupOutcome is what lookup says about every object of one apiVersion
+// and kind outside the render's CRDs: the schema (nil if none) and the
+// notes, each a rule and a reason, given with each object's identity.
+type lookupOutcome struct {
+	c     *compiled
+	notes []Result
+}
+
+func (o *lookupOutcome) results(base Result) (*compiled, []Result) {
+	if len(o.notes) == 0 {
+		return o.c, nil
+	}
+	out := make([]Result, len(o.notes))
+	for i, n := range o.notes {
+		out[i] = base
+		out[i].Rule, out[i].Reason = n.Rule, n.Reason
+	}
+	return o.c, out
+}
+
+func splitAPIVersion(gv string) (group, version string) {
+	if i := strings.Index(gv, "/"); i >= 0 {
+		return gv[:i], gv[i+1:]
+	}
+	return "", gv
+}
+
+// noteOn makes lookup's notes (a rule and a reason) on one object.
+func noteOn(base Result) func(rule, reason string) []Result {
+	return func(rule, reason string) []Result {
 		r := base
 		r.Rule, r.Reason = rule, reason
 		return []Result{r}
 	}
-	if k := render[group+"/"+kind]; k != nil && !v.builtinGroup(group) {
-		return v.custom(base, k, version, note)
-	}
+}
+
+// resolveKind finds the schema of an apiVersion and kind that no CRD of
+// the render defines (a built-in CRD, --crd, a built-in kind), or says why
+// there is none.
+func (v *Validator) resolveKind(key lookupKey) *lookupOutcome {
+	c, notes := v.resolveKindNotes(Result{APIVersion: key.apiVersion, Kind: key.kind})
+	return &lookupOutcome{c: c, notes: notes}
+}
+
+func (v *Validator) resolveKindNotes(base Result) (*compiled, []Result) {
+	gv, kind := base.APIVersion, base.Kind
+	group, version := splitAPIVersion(gv)
+	note := noteOn(base)
 	if !v.builtinGroup(group) {
 		k, err := v.sharedCRD(group + "/" + kind)
 		if err != nil {
