@@ -112,7 +112,7 @@ func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
 		w.fields[yamlpath.Field(c.Node.YNode(), c.Key)] = true
 	}
 	if w.guess {
-		w.guessField(root, "")
+		w.guessField(root)
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := root.Content[i].Value
@@ -186,7 +186,7 @@ func (w *walker) visitKey(key string, v *yaml.Node) {
 // container but has a string field named image is an image field.
 func (w *walker) mapping(m *yaml.Node) {
 	if w.guess && w.noGuess == 0 {
-		w.guessField(m, strings.Join(w.path, "."))
+		w.guessField(m)
 	}
 	if w.podSpec(m, false) {
 		for i := 0; i+1 < len(m.Content); i += 2 {
@@ -294,8 +294,9 @@ func (w *walker) add(c *yaml.Node, suffix string) {
 
 // guessField adds m's string field named image, found by its name, unless
 // a known or configured field already holds it or the container walk reads
-// m as a container.
-func (w *walker) guessField(m *yaml.Node, at string) {
+// m as a container. m is at w.path (the object's root when it is empty);
+// that path is built only for a field added.
+func (w *walker) guessField(m *yaml.Node) {
 	v := yamlpath.Field(m, "image")
 	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != yaml.NodeTagString || w.fields[v] {
 		return
@@ -305,7 +306,7 @@ func (w *walker) guessField(m *yaml.Node, at string) {
 	}
 	w.fields[v] = true
 	w.out = append(w.out, Container{Node: yaml.NewRNode(m), Image: v.Value, Key: "image", Field: true,
-		Path: joinPath(at, "image")})
+		Path: joinPath(strings.Join(w.path, "."), "image")})
 }
 
 // compound reports an image field that names only a repository beside a
