@@ -56,15 +56,19 @@ func isKind(obj *yaml.RNode, group, kind string) bool {
 	return manifest.Kind(obj) == kind && apiGroup(manifest.APIVersion(obj)) == group
 }
 
-// rollouts returns the Argo Rollouts of the render that are applied.
+// rollouts returns the Argo Rollouts of the render that are applied,
+// found once per render for the eleven rules that read them (shared: the
+// callers only read the slice).
 func rollouts(c *rules.Context) []*yaml.RNode {
-	var out []*yaml.RNode
-	for _, obj := range c.Index().Kind("Rollout") {
-		if isKind(obj, groupRollouts, "Rollout") && !manifest.IsLocalConfig(obj) {
-			out = append(out, obj)
+	return rules.Memo(c, "rollouts/applied", func() []*yaml.RNode {
+		var out []*yaml.RNode
+		for _, obj := range c.Index().Kind("Rollout") {
+			if isKind(obj, groupRollouts, "Rollout") && !manifest.IsLocalConfig(obj) {
+				out = append(out, obj)
+			}
 		}
-	}
-	return out
+		return out
+	})
 }
 
 // lookup finds an object of a group and kind by namespace and name. Same
