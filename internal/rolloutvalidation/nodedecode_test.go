@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -114,25 +112,6 @@ func sameKind(kind string, typ reflect.Type) bool {
 	return typ.Name() == kind
 }
 
-// yamlFiles calls each with every .yaml/.yml file under dir.
-func yamlFiles(t testing.TB, dir string, each func(path string, data []byte)) {
-	t.Helper()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || (!strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml")) {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		each(path, data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDecodeNodeIsDecodeJSON: on every object of the vendored corpus, of
 // the Rollouts rules' corpus (the invalid-spec corpus included) and of a
 // generated bench render, decoded into every type Validate decodes, the
@@ -143,7 +122,7 @@ func yamlFiles(t testing.TB, dir string, each func(path string, data []byte)) {
 func TestDecodeNodeIsDecodeJSON(t *testing.T) {
 	stats := decodeStats{}
 	testutil.CorpusYAML(t, func(path string, data []byte) { compareStream(t, path, data, stats) })
-	yamlFiles(t, filepath.Join(testutil.Root(t), "internal", "rules", "rollouts", "testdata"), func(path string, data []byte) {
+	testutil.YAMLFiles(t, filepath.Join(testutil.Root(t), "internal", "rules", "rollouts", "testdata"), func(path string, data []byte) {
 		compareStream(t, path, data, stats)
 	})
 	var buf bytes.Buffer

@@ -50,7 +50,14 @@ func Corpus(t testing.TB) string {
 // file of the vendored corpus, in walk order.
 func CorpusYAML(t testing.TB, each func(path string, data []byte)) {
 	t.Helper()
-	err := filepath.WalkDir(Corpus(t), func(path string, d fs.DirEntry, err error) error {
+	YAMLFiles(t, Corpus(t), each)
+}
+
+// YAMLFiles calls each with the path and content of every .yaml and .yml
+// file under dir, in walk order.
+func YAMLFiles(t testing.TB, dir string, each func(path string, data []byte)) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || (!strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml")) {
 			return err
 		}
@@ -62,7 +69,7 @@ func CorpusYAML(t testing.TB, each func(path string, data []byte)) {
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("reading the vendored corpus: %v", err)
+		t.Fatalf("reading the YAML files under %s: %v", dir, err)
 	}
 }
 
