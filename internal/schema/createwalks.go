@@ -3,69 +3,11 @@ package schema
 import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// The create path's defaulting and pruning walk the whole object along its
-// schema, allocating as they go: a heap copy of each property's schema
-// (its address passed down the recursion), a path per field.
-
-// applyDefaults is structuraldefaulting.Default(x, s), line for line,
-// except that each property's schema is copied where the copy stays on the
-// stack. A guard that skipped Default when it would set nothing would not
-// pay: real objects nearly all lack a defaulted field (a port's protocol
-// on 7,893 of the bench render's 9,020 objects). TestGuardsAgree and
-// FuzzListSetsGuard hold it to the upstream function's result.
-func applyDefaults(x any, s *structuralschema.Structural) {
-	if s == nil {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		for k, prop := range s.Properties {
-			if prop.Default.Object == nil {
-				continue
-			}
-			if _, found := x[k]; !found || isNonNullableNull(x[k], &prop) {
-				x[k] = runtime.DeepCopyJSONValue(prop.Default.Object)
-			}
-		}
-		for k := range x {
-			if _, found := s.Properties[k]; found {
-				applyPropertyDefaults(s, k, x[k])
-			} else if s.AdditionalProperties != nil {
-				if isNonNullableNull(x[k], s.AdditionalProperties.Structural) {
-					x[k] = runtime.DeepCopyJSONValue(s.AdditionalProperties.Structural.Default.Object)
-				}
-				applyDefaults(x[k], s.AdditionalProperties.Structural)
-			}
-		}
-	case []any:
-		for i := range x {
-			if isNonNullableNull(x[i], s.Items) {
-				x[i] = runtime.DeepCopyJSONValue(s.Items.Default.Object)
-			}
-			applyDefaults(x[i], s.Items)
-		}
-	}
-}
-
-// applyPropertyDefaults is applyDefaults for property k of s, of value v:
-// its schema is copied here, outside any loop, which keeps the copy on the
-// stack through the recursion (in the loop, or inlined into it, the copy
-// moves to the heap, as upstream's does).
-//
-//go:noinline
-func applyPropertyDefaults(s *structuralschema.Structural, k string, v any) {
-	prop := s.Properties[k]
-	applyDefaults(v, &prop)
-}
-
-// isNonNullableNull is the defaulting package's: x is null where s does
-// not allow null.
-func isNonNullableNull(x any, s *structuralschema.Structural) bool {
-	return x == nil && s != nil && !s.Nullable
-}
+// Pruning walks the whole object along its schema, allocating as it goes
+// (a heap copy of each property's schema, a path per field): pruneUnknown
+// first proves, without allocating, when it would find nothing.
 
 // pruneUnknown is structuralpruning.PruneWithOptions(obj, s, true, …)
 // tracking the unknown fields' paths, which it returns. A read-only walk

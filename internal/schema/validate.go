@@ -9,6 +9,7 @@ import (
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -146,7 +147,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		delete(obj, "status")
 	}
 	if c.walks.defaults != nil {
-		applyDefaults(obj, c.walks.defaults)
+		structuraldefaulting.Default(obj, c.walks.defaults)
 	}
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
 	if c.walks.embedded {
