@@ -36,13 +36,30 @@ func validate(c *rules.Context) outcome {
 	})
 }
 
+// family lists the rules that share the pass: the first of them that is on
+// says when the pass could not run (schema first, as it always has).
+var family = []string{engine.RuleSchema, engine.RuleAPIValidation, engine.RuleAPIRemoved, engine.RuleSchemaUnknown, engine.RuleAPIDeprecated}
+
+// reporter is the rule that reports a pass that could not run: once, and
+// by a rule that runs (schema: off with api-validation on must not turn
+// "could not check" into silence).
+func reporter(c *rules.Context) string {
+	for _, id := range family {
+		if c.Config.Rules[id] != finding.Off {
+			return id
+		}
+	}
+	return ""
+}
+
 // findings turns the pass's results of one rule into findings, each with
 // the file and line of the field it names (place); when the pass could not
-// run at all, the schema rule reports that as no verdict.
+// run at all, the first of the family's rules that is on reports that as
+// no verdict.
 func findings(c *rules.Context, rule string, sev finding.Severity) []finding.Finding {
 	o := validate(c)
 	if o.err != nil {
-		if rule != engine.RuleSchema {
+		if rule != reporter(c) {
 			return nil
 		}
 		return []finding.Finding{{Severity: sev, NoVerdict: true,

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kustomize/kyaml/kio"
+
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
@@ -132,5 +134,51 @@ func TestMutants(t *testing.T) {
 	s := &rules.Subject{Resources: ruletest.Parse(t, deployment), Config: config.Default()}
 	if Deprecated.Mutants[0].Apply(s) {
 		t.Errorf("the deprecation mutant applies where its warning lets the deploy through")
+	}
+}
+
+// TestNoVerdictWithSchemaOff: when the pass cannot run (here a target
+// version with no embedded data), exactly one rule of the family reports
+// it as no verdict — schema when it is on, else the first one that is on
+// (with schema: off and api-validation on, silence would read as a pass).
+func TestNoVerdictWithSchemaOff(t *testing.T) {
+	family := []rules.Rule{Deprecated, Removed, APIValidation, Schema, Unknown}
+	for _, tc := range []struct {
+		name string
+		off  []string
+		want string // the rule that reports; "" for none
+	}{
+		{name: "all on", want: "schema"},
+		{name: "schema off", off: []string{"schema"}, want: "api-validation"},
+		{name: "schema and api-validation off", off: []string{"schema", "api-validation"}, want: "api-removed"},
+		{name: "only api-deprecated on", off: []string{"schema", "api-validation", "api-removed", "schema-unknown"}, want: "api-deprecated"},
+		{name: "all off", off: []string{"schema", "api-validation", "api-removed", "schema-unknown", "api-deprecated"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.Schema.KubernetesVersion = "1.99"
+			for _, id := range tc.off {
+				cfg.Rules[id] = "off"
+			}
+			objs, err := kio.FromBytes([]byte(deployment))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := rules.Run(&rules.Context{Resources: objs, Config: cfg}, family)
+			var by []string
+			for _, f := range got {
+				if !f.NoVerdict || !strings.Contains(f.Message, "schema validation could not run") {
+					t.Errorf("unexpected finding %s: %s", f.Rule, f.Message)
+					continue
+				}
+				by = append(by, f.Rule)
+			}
+			switch {
+			case tc.want == "" && len(by) != 0:
+				t.Errorf("reported by %v, want none (every rule of the family is off)", by)
+			case tc.want != "" && (len(by) != 1 || by[0] != tc.want):
+				t.Errorf("reported by %v, want once by %s", by, tc.want)
+			}
+		})
 	}
 }
