@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -311,4 +313,41 @@ func plain(t *testing.T, n *yaml.RNode) any {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// gcPercent reads the garbage collector's percentage.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestPauseGCNests: overlapping reads pause the collector once, and the
+// last to finish restores the percentage that was set, whatever the order;
+// a large stream read (and one that fails) leaves it as it found it.
+func TestPauseGCNests(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	a := pauseGC()
+	b := pauseGC()
+	if p := gcPercent(); p != -1 {
+		t.Fatalf("during two reads GOGC is %d, want -1 (paused)", p)
+	}
+	a()
+	if p := gcPercent(); p != -1 {
+		t.Fatalf("one read still running: GOGC is %d, want -1 (paused)", p)
+	}
+	b()
+	if p := gcPercent(); p != 150 {
+		t.Fatalf("after both reads GOGC is %d, want 150", p)
+	}
+	var big strings.Builder
+	for i := 0; big.Len() <= parallelAbove; i++ {
+		fmt.Fprintf(&big, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
+	}
+	for _, in := range []string{big.String(), big.String() + "---\n[unclosed\n"} {
+		_, err := parseDocuments([]byte(in), "big.yaml")
+		if p := gcPercent(); p != 150 {
+			t.Fatalf("after reading a large stream (err %v) GOGC is %d, want 150", err, p)
+		}
+	}
 }
