@@ -366,6 +366,14 @@ KC_PARSE="$KUBECONFORM -ignore-missing-schemas -summary -schema-location $W/empt
 KC_STRICT="$KUBECONFORM -strict -summary -schema-location $W/schemas/{{.ResourceKind}}{{.KindSuffix}}.json"
 SPEED_OK=
 [[ -n $SCHEMA_SRC && -n $KUBECONFORM && -x $KUBECONFORM && -s $W/schemas/deployment-apps-v1.json ]] && SPEED_OK=1
+# The floor under every peak below: the program starting and exiting.
+# Linux maps the pages around each page of code and read-only data that
+# start-up touches (the initialisation of every linked package), so about
+# half the binary is resident before the first object is read.
+log "1d. start-up: gate version"
+run startup 0 "$GATE" version
+row "gate version (start-up alone)" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "the floor of every peak below: code and data mapped at start-up"
+STARTUP_RSS=$M_RSS
 for n in $SPEED_N; do
 	log "1d. speed: $n objects, paired: gate check, kubeconform parse-only${SPEED_OK:+, kubeconform -strict}"
 	"$W/benchgen" -n "$n" -images "$IMAGES" -registry ghcr.io -pinned >"$W/speed-$n.yaml"
@@ -689,7 +697,7 @@ speed_goals() {
 		goal "issue 25: gate check $a ≤ 0.8× kubeconform parse-only, ≤ 0.6× -strict" -
 	fi
 	if [[ $n == 1 ]]; then
-		goal "issue 25: gate check $a ≤ 250 MB: ${P_RSS[gate-$a]} MB" "$(le "${P_RSS[gate-$a]}" 250)"
+		goal "issue 25: gate check $a ≤ 250 MB: ${P_RSS[gate-$a]} MB (start-up alone: ${STARTUP_RSS:-?} MB)" "$(le "${P_RSS[gate-$a]}" 250)"
 	fi
 	if [[ $n == 1 && -n $b && -n ${P_WALL[gate-$b]:-} ]]; then
 		goal "issue 25: gate check $b ≤ 4.6× the $a wall: $(ratio "${P_WALL[gate-$b]}" "${P_WALL[gate-$a]}") (CPU $(ratio "${P_CPU[gate-$b]}" "${P_CPU[gate-$a]}"))" \
