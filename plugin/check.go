@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -48,7 +47,9 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	prog(fmt.Sprintf("rendering %d input(s): %s", len(o.kustomizations)+len(o.charts)+min(len(o.files), 1), firstInput(o)))
 	popts := o.pipelineOptions(base, version, prog)
 	popts.Pin = pin
-	popts.ReleaseRenders = !pin // check prints no render: each is dropped once checked
+	// Each render is dropped once checked; pin keeps it as the bytes it
+	// prints (pipeline.Unit.KeepYAML), a tenth of the node trees.
+	popts.ReleaseRenders = true
 	res, err := pipeline.Run(ctx, o.inputs(s.In), popts)
 	if err != nil {
 		return fail(s.Err, err)
@@ -58,7 +59,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 	}
 	total := res.Report()
 	o.nameFlags(total)
-	var out bytes.Buffer
+	var out pipeline.Stream
 	code := ExitPass
 	for _, u := range res.Units {
 		if u.Err != nil {
@@ -66,7 +67,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 			continue
 		}
 		if pin {
-			if err := u.WriteYAML(&out); err != nil {
+			if err := out.Add(u); err != nil {
 				return fail(s.Err, err)
 			}
 		}
@@ -119,7 +120,7 @@ type verdict struct {
 // finish prints the report and, for pin, the render, and returns the exit
 // code. A run that was stopped (the deadline, a signal) prints nothing: Run
 // reports it.
-func (r *verdict) finish(ctx context.Context, s Streams, total *finding.Report, out *bytes.Buffer, code int) int {
+func (r *verdict) finish(ctx context.Context, s Streams, total *finding.Report, out io.WriterTo, code int) int {
 	if !stop.Commit(ctx) {
 		return ExitNoVerdict
 	}
@@ -157,7 +158,7 @@ func (r *verdict) finish(ctx context.Context, s Streams, total *finding.Report, 
 	// The pinned render is printed only when the gate passed: a partial or
 	// unchecked stream must never reach `kubectl apply`.
 	if r.pin && code == ExitPass {
-		if _, err := s.Out.Write(out.Bytes()); err != nil {
+		if _, err := out.WriteTo(s.Out); err != nil {
 			return fail(s.Err, err)
 		}
 	}

@@ -159,10 +159,12 @@ func (s *session) expand(ctx context.Context, units []*Unit, res *Result) ([]*Un
 	for _, u := range units {
 		if src, ok := u.Source.(*AppSource); ok && u.summary != nil && len(src.Apps) > src.named {
 			u.Report, u.summary = nil, nil
+			u.unkeep()
 			renderSource(u, opts)
 		}
 	}
 	for _, l := range a.links {
+		l.src.linked = true
 		as := &l.app.apps[l.i]
 		if s.o.Precheck.link(l.src, as) {
 			continue // not rendered yet (precheck.go)
@@ -285,20 +287,29 @@ func (a *expander) render(ctx context.Context, fresh []*Unit) {
 // Application, ApplicationSet, Flux object or GitRepository: a leaf of the
 // estate) as soon as it is rendered, keeps the Summary its Applications'
 // rules read, and drops the render: the run's memory grows with the
-// largest render, not with the estate. One unit is checked at a time
-// (checking); the rules run on every core inside it.
+// largest render, not with the estate. With Pin, the render is pinned by
+// its check and kept as the bytes pin prints (Unit.KeepYAML). One unit is
+// checked at a time (checking); the rules run on every core inside it.
 func (a *expander) release(ctx context.Context, u *Unit, checking *sync.Mutex) {
 	src, ok := u.Source.(*AppSource)
 	o := a.s.o
-	if !o.ReleaseRenders || o.Pin || o.Reuse != nil || !ok || u.Err != nil || src.skipped != "" || !leaf(u.Resources) {
+	if !o.ReleaseRenders || o.Reuse != nil || !ok || u.Err != nil || src.skipped != "" || !leaf(u.Resources) {
 		return
 	}
+	// The Summary is read before the check pins the render: the
+	// Applications' rules read the render as Argo CD gets it from the
+	// source, as when every render is held and the Applications' unit is
+	// checked before its sources.
 	sum := argo.Summarise(u.Resources)
 	checking.Lock()
-	defer checking.Unlock()
 	a.res.checkUnit(ctx, u)
+	checking.Unlock()
 	src.named = len(src.Apps)
 	u.summary = sum
+	if o.Pin && u.Err == nil {
+		u.KeepYAML() // outside the lock: it reads this unit alone
+		return
+	}
 	u.Resources, u.local = nil, nil
 }
 

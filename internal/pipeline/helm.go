@@ -94,8 +94,9 @@ func capabilitiesVersion(v string) string {
 	return "v" + v
 }
 
-// chartUnits renders every --chart directory.
-func (s *session) chartUnits(ctx context.Context) []*Unit {
+// chartUnits renders every --chart directory; made is told of each unit
+// once it is rendered.
+func (s *session) chartUnits(ctx context.Context, made func(*Unit)) []*Unit {
 	var units []*Unit
 	for _, dir := range s.in.Charts {
 		u := &Unit{Source: &Chart{Dir: dir}}
@@ -107,6 +108,7 @@ func (s *session) chartUnits(ctx context.Context) []*Unit {
 		} else {
 			u.Resources = res.Resources
 		}
+		made(u)
 		units = append(units, u)
 	}
 	return units

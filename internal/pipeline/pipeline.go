@@ -98,9 +98,15 @@ type Options struct {
 	// Application or Flux object of its own as soon as it is rendered, and
 	// then drops its render, keeping what its Applications' rules read
 	// (argo.Summary): memory grows with the largest render, not with the
-	// estate. The Units' Resources of those sources are then nil: for a
-	// caller that prints or compares no render (check, not pin, render or
-	// diff). It is ignored with Pin or Reuse.
+	// estate. The Units' Resources of those sources are then nil. With Pin,
+	// each is kept as the bytes pin prints (Unit.KeepYAML), and so is each
+	// input holding no Argo CD or Flux object, checked as soon as it is
+	// rendered or read (settle: memory grows with the renders being made,
+	// not with the inputs), and, once checked, every other unit whose
+	// render no other unit's rules read (no Application or Flux object
+	// deploys it, it deploys none): Unit.WriteYAML and Stream print them.
+	// For check and pin, not for a caller that reads the renders after the
+	// run (diff, render). It is ignored with Reuse.
 	ReleaseRenders bool
 	// Precheck, when set, leaves unrendered the Application sources that
 	// read nothing that differs from another revision (precheck.go: diff
@@ -199,7 +205,8 @@ func Run(ctx context.Context, in Inputs, o Options) (*Result, error) {
 }
 
 // Plan renders the inputs and expands what the renders hold into more
-// units, without checking them. Call Result.Close when done with the
+// units, without checking them but for those Options.ReleaseRenders
+// checks as soon as they are rendered. Call Result.Close when done with the
 // sources (the worktrees of other revisions).
 func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 	s := &session{in: in, o: o, resolvers: newResolvers(o.Registry), progress: o.Progress, waivers: newWaivers(o)}
@@ -216,16 +223,16 @@ func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
 	if s.progress == nil {
 		s.progress = func(string) {}
 	}
-	loaded := s.load(ctx)
+	res := &Result{s: s}
+	loaded := s.load(ctx, res)
 	for _, u := range loaded {
 		// An input of the wrong shape (-f on a kustomization) is a usage
-		// error before anything is checked, as a bad flag is.
+		// error before anything is reported, as a bad flag is.
 		var ue *config.UsageError
 		if u.Err != nil && errors.As(u.Err, &ue) {
 			return nil, u.Err
 		}
 	}
-	res := &Result{s: s}
 	units, err := s.expand(ctx, loaded, res)
 	if err == nil {
 		err = s.checkExclusions(units)
@@ -251,6 +258,9 @@ func (r *Result) Check(ctx context.Context) {
 		if u.Report == nil && u.Err == nil {
 			r.s.progress(fmt.Sprintf("checking %d/%d: %s", i+1, len(r.Units), u.Source.name()))
 			r.checkUnit(ctx, u)
+			if r.keeps(u) {
+				u.KeepYAML()
+			}
 		}
 		if u.Err == nil {
 			src := r.s.configSource(u)
@@ -260,6 +270,16 @@ func (r *Result) Check(ctx context.Context) {
 	}
 	r.s.progress("")
 	r.Configs = configs.list()
+}
+
+// keeps reports whether a pinned unit, once checked, is kept as the bytes
+// pin prints and its trees dropped (Options.ReleaseRenders): no other
+// unit's check reads them. A unit with Applications or Flux objects is
+// not kept (the run's ownership index may be built later from them), nor
+// one they deploy (the deploying unit's rules read its render).
+func (r *Result) keeps(u *Unit) bool {
+	o := r.s.o
+	return o.Pin && o.ReleaseRenders && o.Reuse == nil && o.Precheck == nil && u.Err == nil && !u.linked && len(u.apps) == 0
 }
 
 // checkUnit checks one unit, filling its Report or Err.

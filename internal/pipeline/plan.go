@@ -17,8 +17,11 @@ import (
 const renderJobs = 4
 
 // load renders every -k directory concurrently, every --chart, and reads
-// the -f inputs as one more unit. A unit that fails keeps its error.
-func (s *session) load(ctx context.Context) []*Unit {
+// the -f inputs as one more unit. A unit that fails keeps its error. On a
+// pin run with Options.ReleaseRenders, each render is checked as soon as
+// it is made when nothing after reads it again (settle).
+func (s *session) load(ctx context.Context, res *Result) []*Unit {
+	var checking sync.Mutex
 	units := make([]*Unit, len(s.in.Kustomizations))
 	helmCmd, cleanup, err := s.o.Helm.command(s.helmKubeVersion())
 	defer cleanup()
@@ -34,6 +37,7 @@ func (s *session) load(ctx context.Context) []*Unit {
 				}
 			}()
 			units[i] = s.renderKustomization(ctx, dir, helmCmd, err)
+			s.settle(ctx, res, units[i], &checking)
 			mu.Lock()
 			done++
 			s.progress(fmt.Sprintf("rendering %d/%d kustomizations done", done, len(s.in.Kustomizations)))
@@ -42,16 +46,38 @@ func (s *session) load(ctx context.Context) []*Unit {
 		})
 	}
 	_ = g.Wait()
-	units = append(units, s.chartUnits(ctx)...)
+	made := func(u *Unit) { s.settle(ctx, res, u, &checking) }
+	units = append(units, s.chartUnits(ctx, made)...)
 	if len(s.in.Files) > 0 {
-		units = append(units, s.fileUnits(ctx, helmCmd, err)...)
+		units = append(units, s.fileUnits(ctx, helmCmd, err, made)...)
 	}
 	return units
 }
 
+// settle, on a pin run with Options.ReleaseRenders, checks (and so pins)
+// an input's render as soon as it is made and keeps it as the bytes pin
+// prints (Unit.KeepYAML), when nothing after reads its trees: it holds no
+// Argo CD or Flux object (leaf), so the expansion plans nothing from it
+// and no unit's Applications name it, and its own check reads no other
+// unit. The run's memory then grows with the renders being made, not with
+// every input. One unit is checked at a time (checking).
+func (s *session) settle(ctx context.Context, res *Result, u *Unit, checking *sync.Mutex) {
+	o := s.o
+	if !o.Pin || !o.ReleaseRenders || o.Reuse != nil || o.Precheck != nil || u.Err != nil || !leaf(u.Resources) {
+		return
+	}
+	checking.Lock()
+	res.checkUnit(ctx, u)
+	checking.Unlock()
+	if u.Err == nil {
+		u.KeepYAML()
+	}
+}
+
 // fileUnits reads the -f inputs as one unit, and with -R renders each
-// nested kustomization root as a unit of its own.
-func (s *session) fileUnits(ctx context.Context, helmCmd string, helmErr error) []*Unit {
+// nested kustomization root as a unit of its own; made is told of each
+// unit once it is read or rendered.
+func (s *session) fileUnits(ctx context.Context, helmCmd string, helmErr error, made func(*Unit)) []*Unit {
 	u := &Unit{Source: &Files{Paths: s.in.Files}}
 	max := s.o.Render.MaxInputBytes
 	if max == 0 {
@@ -69,10 +95,13 @@ func (s *session) fileUnits(ctx context.Context, helmCmd string, helmErr error) 
 	end()
 	var units []*Unit
 	if u.Err != nil || len(u.Resources) > 0 || len(roots) == 0 {
+		made(u)
 		units = append(units, u)
 	}
 	for _, dir := range roots {
-		units = append(units, s.renderKustomization(ctx, dir, helmCmd, helmErr))
+		k := s.renderKustomization(ctx, dir, helmCmd, helmErr)
+		made(k)
+		units = append(units, k)
 	}
 	return units
 }

@@ -20,7 +20,10 @@ import (
 // (argocd-source-empty), a cluster-scoped object and a custom kind whose
 // CRD makes it cluster-scoped, and a finding of a rule on the source
 // itself (an image by tag).
-func estate(t *testing.T) string {
+func estate(t *testing.T) string { return estateWith(t, "ghcr.io/example/web:1") }
+
+// estateWith is estate with the image of source a's workload.
+func estateWith(t *testing.T, image string) string {
 	cm := func(value string) string {
 		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, namespace: shop}\ndata: {k: " + value + "}\n"
 	}
@@ -36,7 +39,7 @@ func estate(t *testing.T) string {
 		"apps/cluster.yaml":              application("cluster", "src/cluster", "shop"),
 		"src/a/kustomization.yaml":       "resources: [cm.yaml, web.yaml]\n",
 		"src/a/cm.yaml":                  cm("one"),
-		"src/a/web.yaml":                 web("ghcr.io/example/web:1"),
+		"src/a/web.yaml":                 web(image),
 		"src/b/kustomization.yaml":       "resources: [cm.yaml]\n",
 		"src/b/cm.yaml":                  cm("one"),
 		"src/c/kustomization.yaml":       "resources: [cm.yaml]\n",

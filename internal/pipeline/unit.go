@@ -23,7 +23,8 @@ import (
 type Unit struct {
 	// Source is what was rendered; its type is the kind of source.
 	Source Source
-	// Resources are the render. With Options.Pin they are pinned in place.
+	// Resources are the render. With Options.Pin they are pinned in place;
+	// nil once the render was released or kept as bytes (KeepYAML).
 	Resources []*yaml.RNode
 	// Err is why the unit has no verdict: its render or its check failed.
 	// A *config.UsageError is a misconfiguration (a typo'd in-tree Gate).
@@ -53,6 +54,14 @@ type Unit struct {
 	// summary is what the rules of the Applications deploying this render
 	// read of it once the render was released (Options.ReleaseRenders).
 	summary *argo.Summary
+	// linked is set when an Application or Flux object of some unit
+	// deploys this render: that unit's rules read its trees (apps).
+	linked bool
+	// printed, once kept is set, is the render as WriteYAML prints it
+	// (KeepYAML), and printErr why it could not be: the trees are gone.
+	printed  []byte
+	printErr error
+	kept     bool
 }
 
 // Input names the unit as its findings' input does: "-k DIR", "-f FILE…",
@@ -77,13 +86,57 @@ func (u *Unit) FilesRead() []string {
 // not used after printing. Each document gets its own encoder: the yaml.v3
 // emitter's event queue grows for the life of an encoder, which made one
 // encoder (and kio.ByteWriter) over 10,000 objects cost 5 s and 1.2 GB.
+// Into a *bytes.Buffer that holds something already, the first document
+// is preceded by a separator too. A unit whose render was kept as bytes
+// (KeepYAML) prints those.
 func (u *Unit) WriteYAML(w io.Writer) error {
-	if u.injected {
-		render.StripBuildAnnotations(u.Resources)
-	}
 	first := true
 	if b, ok := w.(*bytes.Buffer); ok && b.Len() > 0 {
 		first = false
+	}
+	if !u.kept {
+		return u.encode(w, first)
+	}
+	if u.printErr != nil {
+		return u.printErr
+	}
+	if len(u.printed) == 0 {
+		return nil
+	}
+	if !first {
+		if _, err := io.WriteString(w, "---\n"); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(u.printed)
+	return err
+}
+
+// KeepYAML prints the render as WriteYAML would (as the stream's first
+// documents: no leading separator) into bytes the unit keeps, and drops
+// its node trees: a render costs about a tenth of its trees as YAML. A
+// failure to print is kept too, for WriteYAML and Stream.Add to return.
+// Call it once nothing reads the render's trees again (after its check,
+// FilesRead and blame); it does nothing the second time.
+func (u *Unit) KeepYAML() {
+	if u.kept {
+		return
+	}
+	var b bytes.Buffer
+	u.printErr = u.encode(&b, true)
+	// An exact copy: the buffer's spare capacity would be kept with it.
+	u.printed, u.kept = bytes.Clone(b.Bytes()), true
+	u.Resources, u.local = nil, nil
+}
+
+// unkeep forgets the bytes KeepYAML kept, for a render made again.
+func (u *Unit) unkeep() { u.printed, u.printErr, u.kept = nil, nil, false }
+
+// encode prints the render's documents, the first one after a separator
+// unless first.
+func (u *Unit) encode(w io.Writer, first bool) error {
+	if u.injected {
+		render.StripBuildAnnotations(u.Resources)
 	}
 	for _, n := range u.Resources {
 		for _, a := range render.ReaderAnnotations {
@@ -105,6 +158,51 @@ func (u *Unit) WriteYAML(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// Stream is the renders of several units as one YAML stream, kept as
+// bytes until it is written: the bytes of WriteYAML called for each unit,
+// in turn, into one buffer.
+type Stream struct {
+	parts [][]byte
+	n     int64
+}
+
+// Add keeps u's render (KeepYAML, which drops its trees) as the stream's
+// next part, or returns why it cannot be printed.
+func (s *Stream) Add(u *Unit) error {
+	u.KeepYAML()
+	if u.printErr != nil {
+		return u.printErr
+	}
+	if len(u.printed) > 0 {
+		s.parts = append(s.parts, u.printed)
+		s.n += int64(len(u.printed))
+	}
+	return nil
+}
+
+// Len is how many bytes the stream holds, its separators left out.
+func (s *Stream) Len() int64 { return s.n }
+
+// WriteTo writes the stream: the parts, a separator between two.
+func (s *Stream) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for i, p := range s.parts {
+		if i > 0 {
+			k, err := io.WriteString(w, "---\n")
+			n += int64(k)
+			if err != nil {
+				return n, err
+			}
+		}
+		k, err := w.Write(p)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // checked is what the rules see: the render and its local-config policies.
