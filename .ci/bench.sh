@@ -392,7 +392,11 @@ ESTATE_FIRST=
 for a in $ESTATE_APPS; do
 	log "1d. estate: $a Applications × $ESTATE_OBJECTS objects (--apps-root)"
 	"$W/benchgen" -apps "$a" -n "$ESTATE_OBJECTS" -images "$IMAGES" -registry ghcr.io -pinned -estate "$W/estate-$a"
-	paired "estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO"
+	# pin takes no --apps-root: the same sources, each a -k input (pin
+	# checks and pins each render as it is made, and keeps it as bytes).
+	ks=$(for d in "$W/estate-$a"/src/*/; do printf -- '-k %s ' "${d%/}"; done)
+	paired "estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO" \
+		"pin-estate-$a|0|$GATE pin --timeout ${LIMIT}s $ks"
 	vs=
 	if [[ -n $ESTATE_FIRST ]]; then
 		vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[estate-$a]}" "${P_RSS[estate-$ESTATE_FIRST]}"), wall $(ratio "${P_WALL[estate-$a]}" "${P_WALL[estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[estate-$a]}" "${P_CPU[estate-$ESTATE_FIRST]}") for $(ratio "$a" "$ESTATE_FIRST") the apps"
@@ -400,6 +404,9 @@ for a in $ESTATE_APPS; do
 		ESTATE_FIRST=$a
 	fi
 	row "gate check estate $a apps × $ESTATE_OBJECTS objects" "${P_WALL[estate-$a]}" "${P_CPU[estate-$a]}" "${P_RSS[estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/estate-$a.out" | tail -n 1)s, one unit per app$vs"
+	vs=
+	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[pin-estate-$a]}" "${P_RSS[pin-estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[pin-estate-$a]}" "${P_CPU[pin-estate-$ESTATE_FIRST]}")"
+	row "gate pin estate $a apps (-k each)" "${P_WALL[pin-estate-$a]}" "${P_CPU[pin-estate-$a]}" "${P_RSS[pin-estate-$a]} MB" - 0 "$(grep -c '^kind: ' "$W/pin-estate-$a.out") objects printed, pinned by digest already$vs"
 	rm -rf "$W/estate-$a"
 done
 
