@@ -1,17 +1,22 @@
 package apivalidation
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"sync"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // fromUnstructured fills dst, a pointer to a new (zero) API object, from
 // obj as runtime.DefaultUnstructuredConverter.FromUnstructured does, with
 // the same result, at a fraction of its cost: the converter looks up every
 // field of every struct by reflection on each call, where this compiles a
-// plan per Go type once and then walks only the keys the object has.
+// plan per Go type once and then walks only the keys the object has,
+// writing each value at its field's offset.
 //
 // It covers the shapes FromUnstructured gives a meaning to on the data
 // model of package schema (map[string]any, []any, string, int64, bool,
@@ -24,15 +29,16 @@ func fromUnstructured(obj map[string]any, dst any) error {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return errNoPlan
 	}
-	return planOf(v.Type().Elem()).decode(obj, v.Elem())
+	return planOf(v.Type().Elem()).decode(obj, v.UnsafePointer())
 }
 
 var errNoPlan = errors.New("no in-memory conversion for this value")
 
 // A plan fills a value of one Go type from an unstructured value that is
-// not nil, into a destination that is still zero.
+// not nil, into a destination that is still zero: p points at the value,
+// inside an object the caller holds.
 type plan struct {
-	decode func(src any, dv reflect.Value) error
+	decode func(src any, p unsafe.Pointer) error
 }
 
 // plans holds the finished plans; building, under plansMu, the ones being
@@ -74,56 +80,59 @@ func planLocked(t reflect.Type) *plan {
 	return p
 }
 
-// value decodes src into dv as fromUnstructured's per-value step does: nil
+// value decodes src into p as fromUnstructured's per-value step does: nil
 // leaves the zero value.
-func (p *plan) value(src any, dv reflect.Value) error {
+func (p *plan) value(src any, dst unsafe.Pointer) error {
 	if src == nil {
 		return nil
 	}
-	return p.decode(src, dv)
+	return p.decode(src, dst)
 }
 
-func noPlan(any, reflect.Value) error { return errNoPlan }
+func noPlan(any, unsafe.Pointer) error { return errNoPlan }
 
 // compile follows the order of apimachinery's fromUnstructured: simple
 // kinds first, then a type with its own UnmarshalJSON, then maps, slices,
-// pointers and structs.
-func compile(t reflect.Type) func(any, reflect.Value) error {
+// pointers and structs. Each write goes through a pointer of the kind's
+// representation (a named string type is a string in memory, and so on).
+func compile(t reflect.Type) func(any, unsafe.Pointer) error {
 	switch t.Kind() {
 	case reflect.String:
-		return func(src any, dv reflect.Value) error {
+		return func(src any, p unsafe.Pointer) error {
 			s, ok := src.(string)
 			if !ok {
 				return errNoPlan
 			}
-			dv.SetString(s)
+			*(*string)(p) = s
 			return nil
 		}
 	case reflect.Bool:
-		return func(src any, dv reflect.Value) error {
+		return func(src any, p unsafe.Pointer) error {
 			b, ok := src.(bool)
 			if !ok {
 				return errNoPlan
 			}
-			dv.SetBool(b)
+			*(*bool)(p) = b
 			return nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(src any, dv reflect.Value) error {
-			i, ok := src.(int64)
-			if !ok || dv.OverflowInt(i) {
-				return errNoPlan
-			}
-			dv.SetInt(i)
-			return nil
-		}
-	case reflect.Float32, reflect.Float64:
-		return func(src any, dv reflect.Value) error {
+		return compileInt(t)
+	case reflect.Float32:
+		return func(src any, p unsafe.Pointer) error {
 			i, ok := src.(int64)
 			if !ok {
 				return errNoPlan
 			}
-			dv.SetFloat(float64(i))
+			*(*float32)(p) = float32(float64(i)) // reflect.Value.SetFloat's rounding
+			return nil
+		}
+	case reflect.Float64:
+		return func(src any, p unsafe.Pointer) error {
+			i, ok := src.(int64)
+			if !ok {
+				return errNoPlan
+			}
+			*(*float64)(p) = float64(i)
 			return nil
 		}
 	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Struct:
@@ -131,19 +140,7 @@ func compile(t reflect.Type) func(any, reflect.Value) error {
 		return noPlan // unsigned, interfaces, …: FromUnstructured's path
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		// What the converter does (structured-merge-diff's
-		// TypeReflectCacheEntry.FromUnstructured): the value as JSON,
-		// given to the type's UnmarshalJSON.
-		return func(src any, dv reflect.Value) error {
-			data, err := json.Marshal(src)
-			if err != nil {
-				return errNoPlan
-			}
-			if err := dv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(data); err != nil {
-				return errNoPlan
-			}
-			return nil
-		}
+		return compileUnmarshaler(t)
 	}
 	switch t.Kind() {
 	case reflect.Map:
@@ -151,13 +148,14 @@ func compile(t reflect.Type) func(any, reflect.Value) error {
 	case reflect.Slice:
 		return compileSlice(t)
 	case reflect.Pointer:
-		elem := planLocked(t.Elem())
-		return func(src any, dv reflect.Value) error {
-			nv := reflect.New(t.Elem())
-			if err := elem.decode(src, nv.Elem()); err != nil {
+		elemT := t.Elem()
+		elem := planLocked(elemT)
+		return func(src any, p unsafe.Pointer) error {
+			np := reflect.New(elemT).UnsafePointer()
+			if err := elem.decode(src, np); err != nil {
 				return err
 			}
-			dv.Set(nv)
+			*(*unsafe.Pointer)(p) = np
 			return nil
 		}
 	default:
@@ -165,14 +163,149 @@ func compile(t reflect.Type) func(any, reflect.Value) error {
 	}
 }
 
-func compileMap(t reflect.Type) func(any, reflect.Value) error {
+// compileInt stores an int64 that fits the field's size, as
+// reflect.Value.OverflowInt and SetInt decide and store it.
+func compileInt(t reflect.Type) func(any, unsafe.Pointer) error {
+	bits := t.Size() * 8
+	fits := func(i int64) bool {
+		shift := 64 - bits
+		return (i<<shift)>>shift == i
+	}
+	switch t.Size() {
+	case 1:
+		return func(src any, p unsafe.Pointer) error {
+			i, ok := src.(int64)
+			if !ok || !fits(i) {
+				return errNoPlan
+			}
+			*(*int8)(p) = int8(i)
+			return nil
+		}
+	case 2:
+		return func(src any, p unsafe.Pointer) error {
+			i, ok := src.(int64)
+			if !ok || !fits(i) {
+				return errNoPlan
+			}
+			*(*int16)(p) = int16(i)
+			return nil
+		}
+	case 4:
+		return func(src any, p unsafe.Pointer) error {
+			i, ok := src.(int64)
+			if !ok || !fits(i) {
+				return errNoPlan
+			}
+			*(*int32)(p) = int32(i)
+			return nil
+		}
+	case 8:
+		return func(src any, p unsafe.Pointer) error {
+			i, ok := src.(int64)
+			if !ok {
+				return errNoPlan
+			}
+			*(*int64)(p) = i
+			return nil
+		}
+	}
+	return noPlan
+}
+
+// compileUnmarshaler does what the converter does with a type that has its
+// own UnmarshalJSON (structured-merge-diff's
+// TypeReflectCacheEntry.FromUnstructured): the value as JSON, given to the
+// type's UnmarshalJSON. The JSON of a string or an integer is written here
+// when it is what json.Marshal writes (jsonScalar); anything else is
+// json.Marshal's.
+func compileUnmarshaler(t reflect.Type) func(any, unsafe.Pointer) error {
+	return func(src any, p unsafe.Pointer) error {
+		data, ok := jsonScalar(src)
+		if !ok {
+			var err error
+			if data, err = json.Marshal(src); err != nil {
+				return errNoPlan
+			}
+		}
+		if err := reflect.NewAt(t, p).Interface().(json.Unmarshaler).UnmarshalJSON(data); err != nil {
+			return errNoPlan
+		}
+		return nil
+	}
+}
+
+// jsonScalar is json.Marshal(src) for an int64, a bool, and a string that
+// json.Marshal writes unchanged between its quotes (plainJSONString).
+func jsonScalar(src any) ([]byte, bool) {
+	switch v := src.(type) {
+	case string:
+		if !plainJSONString(v) {
+			return nil, false
+		}
+		b := make([]byte, 0, len(v)+2)
+		b = append(b, '"')
+		b = append(b, v...)
+		return append(b, '"'), true
+	case int64:
+		return strconv.AppendInt(nil, v, 10), true
+	case bool:
+		return strconv.AppendBool(nil, v), true
+	}
+	return nil, false
+}
+
+// plainJSONString reports whether every byte of s is printable ASCII that
+// json.Marshal does not escape: not a control character, not '"' or '\\',
+// and not '<', '>' or '&' (escaped for HTML by default). Such a string is
+// also valid UTF-8, which json.Marshal would otherwise repair.
+func plainJSONString(s string) bool {
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func compileMap(t reflect.Type) func(any, unsafe.Pointer) error {
 	if t.Key().Kind() != reflect.String {
 		return noPlan
 	}
+	if t == reflect.TypeFor[map[string]string]() {
+		// Labels, annotations, selectors, ConfigMap data: the map built
+		// as the compiled code builds it.
+		return func(src any, p unsafe.Pointer) error {
+			m, ok := src.(map[string]any)
+			if !ok {
+				return errNoPlan
+			}
+			if m == nil {
+				return nil
+			}
+			out := make(map[string]string, len(m))
+			for k, v := range m {
+				switch v := v.(type) {
+				case string:
+					out[k] = v
+				case nil:
+					out[k] = "" // nil leaves the zero value
+				default:
+					return errNoPlan
+				}
+			}
+			*(*map[string]string)(p) = out
+			return nil
+		}
+	}
 	elemT, keyT := t.Elem(), t.Key()
 	elem := planLocked(elemT)
-	plainKey := keyT == reflect.TypeFor[string]()
-	return func(src any, dv reflect.Value) error {
+	return func(src any, p unsafe.Pointer) error {
 		m, ok := src.(map[string]any)
 		if !ok {
 			return errNoPlan
@@ -181,49 +314,31 @@ func compileMap(t reflect.Type) func(any, reflect.Value) error {
 			return nil
 		}
 		out := reflect.MakeMapWithSize(t, len(m))
+		// One key and one element, reused: SetMapIndex copies both.
+		kv := reflect.New(keyT).Elem()
+		ep := reflect.New(elemT)
+		ev, eptr := ep.Elem(), ep.UnsafePointer()
 		for k, v := range m {
-			ev := reflect.New(elemT).Elem()
-			if err := elem.value(v, ev); err != nil {
+			ev.SetZero()
+			if err := elem.value(v, eptr); err != nil {
 				return err
 			}
-			kv := reflect.ValueOf(k)
-			if !plainKey {
-				kv = kv.Convert(keyT)
-			}
+			kv.SetString(k)
 			out.SetMapIndex(kv, ev)
 		}
-		dv.Set(out)
+		*(*unsafe.Pointer)(p) = out.UnsafePointer()
 		return nil
 	}
 }
 
-func compileSlice(t reflect.Type) func(any, reflect.Value) error {
+func compileSlice(t reflect.Type) func(any, unsafe.Pointer) error {
 	elemT := t.Elem()
 	if elemT.Kind() == reflect.Uint8 {
-		// []byte from its base64 string, as the converter decodes it.
-		return func(src any, dv reflect.Value) error {
-			s, ok := src.(string)
-			if !ok {
-				return errNoPlan
-			}
-			if s == "" {
-				dv.Set(reflect.MakeSlice(t, 0, 0))
-				return nil
-			}
-			marshalled, err := json.Marshal(s)
-			if err != nil {
-				return errNoPlan
-			}
-			var data []byte
-			if err := json.Unmarshal(marshalled, &data); err != nil {
-				return errNoPlan
-			}
-			dv.SetBytes(data)
-			return nil
-		}
+		return compileBytes(t)
 	}
 	elem := planLocked(elemT)
-	return func(src any, dv reflect.Value) error {
+	size := elemT.Size()
+	return func(src any, p unsafe.Pointer) error {
 		l, ok := src.([]any)
 		if !ok {
 			return errNoPlan
@@ -231,44 +346,80 @@ func compileSlice(t reflect.Type) func(any, reflect.Value) error {
 		if l == nil {
 			return nil
 		}
-		out := reflect.MakeSlice(t, len(l), len(l))
+		base := reflect.MakeSlice(t, len(l), len(l)).UnsafePointer()
 		for i, v := range l {
-			if err := elem.value(v, out.Index(i)); err != nil {
+			if err := elem.value(v, unsafe.Add(base, uintptr(i)*size)); err != nil {
 				return err
 			}
 		}
-		dv.Set(out)
+		*(*sliceHeader)(p) = sliceHeader{data: base, len: len(l), cap: len(l)}
 		return nil
 	}
 }
 
-// A field of a struct plan: its index path (through inlined structs) and
-// the plan of its type.
-type structField struct {
-	index []int
-	plan  *plan
+// compileBytes decodes a []byte from its base64 string, as the converter
+// does (json.Marshal of the string, then json.Unmarshal into the slice:
+// encoding/json's base64.StdEncoding.Decode of the string's bytes, the
+// slice's capacity its DecodedLen). A string json.Marshal would change
+// (invalid UTF-8) takes that path itself.
+func compileBytes(t reflect.Type) func(any, unsafe.Pointer) error {
+	return func(src any, p unsafe.Pointer) error {
+		s, ok := src.(string)
+		if !ok {
+			return errNoPlan
+		}
+		if s == "" {
+			*(*sliceHeader)(p) = sliceHeader{data: reflect.MakeSlice(t, 0, 0).UnsafePointer()}
+			return nil
+		}
+		var data []byte
+		if utf8.ValidString(s) {
+			b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+			n, err := base64.StdEncoding.Decode(b, []byte(s))
+			if err != nil {
+				return errNoPlan
+			}
+			data = b[:n]
+		} else {
+			marshalled, err := json.Marshal(s)
+			if err != nil {
+				return errNoPlan
+			}
+			if err := json.Unmarshal(marshalled, &data); err != nil {
+				return errNoPlan
+			}
+		}
+		*(*[]byte)(p) = data
+		return nil
+	}
 }
 
-func compileStruct(t reflect.Type) func(any, reflect.Value) error {
+// A field of a struct plan: its offset in the struct (through inlined
+// structs) and the plan of its type.
+type structField struct {
+	offset uintptr
+	plan   *plan
+}
+
+func compileStruct(t reflect.Type) func(any, unsafe.Pointer) error {
 	fields := map[string]structField{}
-	if !structFields(t, nil, fields) {
+	if !structFields(t, 0, fields) {
 		return noPlan
 	}
-	return func(src any, dv reflect.Value) error {
+	return func(src any, p unsafe.Pointer) error {
 		m, ok := src.(map[string]any)
 		if !ok {
 			return errNoPlan
 		}
 		for k, v := range m {
+			if v == nil {
+				continue // nulls leave the zero value
+			}
 			f, ok := fields[k]
-			if !ok || v == nil {
-				continue // unknown keys are dropped, nulls leave the zero value
+			if !ok {
+				continue // unknown keys are dropped
 			}
-			fv := dv.Field(f.index[0])
-			for _, i := range f.index[1:] {
-				fv = fv.Field(i)
-			}
-			if err := f.plan.decode(v, fv); err != nil {
+			if err := f.plan.decode(v, unsafe.Add(p, f.offset)); err != nil {
 				return err
 			}
 		}
@@ -281,7 +432,7 @@ func compileStruct(t reflect.Type) func(any, reflect.Value) error {
 // the tag has none, and an anonymous field without a name inlined. It
 // reports false for what it does not plan: unexported fields, inlined
 // fields that are not plain structs, a name given twice.
-func structFields(t reflect.Type, prefix []int, fields map[string]structField) bool {
+func structFields(t reflect.Type, base uintptr, fields map[string]structField) bool {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if !sf.IsExported() {
@@ -299,10 +450,10 @@ func structFields(t reflect.Type, prefix []int, fields map[string]structField) b
 		} else if sf.Anonymous {
 			name = ""
 		}
-		index := append(append([]int(nil), prefix...), i)
+		offset := base + sf.Offset
 		if name == "" {
 			ft := sf.Type
-			if ft.Kind() != reflect.Struct || reflect.PointerTo(ft).Implements(unmarshalerType) || !structFields(ft, index, fields) {
+			if ft.Kind() != reflect.Struct || reflect.PointerTo(ft).Implements(unmarshalerType) || !structFields(ft, offset, fields) {
 				return false
 			}
 			continue
@@ -310,7 +461,7 @@ func structFields(t reflect.Type, prefix []int, fields map[string]structField) b
 		if _, dup := fields[name]; dup {
 			return false
 		}
-		fields[name] = structField{index: index, plan: planLocked(sf.Type)}
+		fields[name] = structField{offset: offset, plan: planLocked(sf.Type)}
 	}
 	return true
 }

@@ -3,8 +3,10 @@ package apivalidation
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"reflect"
 	"testing"
 
@@ -151,7 +153,76 @@ func FuzzFromUnstructured(f *testing.F) {
 	f.Add([]byte(`{apiVersion: v1, kind: Secret, metadata: {name: a}, data: {k: "aGk="}, stringData: {b: c}}`))
 	f.Add([]byte(`{apiVersion: v1, kind: Service, metadata: {name: a, labels: {x: y}}, spec: {type: NodePort, ports: [{port: 80, targetPort: http}]}}`))
 	f.Add([]byte(`{apiVersion: batch/v1, kind: CronJob, metadata: {name: a}, spec: {schedule: "* * * * *", jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: i}]}}}}}}`))
+	// The writes by offset and the JSON written for UnmarshalJSON: byte
+	// slices (newlines in base64, invalid UTF-8, empty), quantities and
+	// int-or-strings as integers and as strings with characters
+	// json.Marshal escapes, maps of named keys, int64 and float fields.
+	f.Add([]byte("{apiVersion: v1, kind: Secret, metadata: {name: a}, data: {k: \"aGVs\\nbG8=\", e: \"\", n: null, bad: \"\\xff\"}}"))
+	f.Add([]byte(`{apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {x: null}}, data: {a: "<&>"}, binaryData: {b: "AAEC"}}`))
+	f.Add([]byte(`{apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {activeDeadlineSeconds: 9000000000, terminationGracePeriodSeconds: 30, containers: [{name: c, image: i, resources: {limits: {cpu: 2, memory: "1<Gi"}, requests: {cpu: "  1 ", memory: "\u00e9"}}, ports: [{containerPort: 80}], livenessProbe: {httpGet: {port: "a&b"}}, readinessProbe: {tcpSocket: {port: 8080}}}]}}`))
+	f.Add([]byte(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: a}, spec: {selector: {matchLabels: {a: b}}, strategy: {rollingUpdate: {maxSurge: "25%", maxUnavailable: 0}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}], overhead: {cpu: 1}}}}}`))
+	f.Add([]byte(`{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: a}, spec: {scaleTargetRef: {kind: Deployment, name: a, apiVersion: apps/v1}, maxReplicas: 3, metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}], behavior: {scaleDown: {stabilizationWindowSeconds: 300, policies: [{type: Pods, value: 4, periodSeconds: 60}]}}}}`))
+	f.Add([]byte(`{apiVersion: v1, kind: ResourceQuota, metadata: {name: a}, spec: {hard: {pods: 10, requests.cpu: "4", "limits.memory": 8Gi}}}`))
+	f.Add([]byte(`{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: a, creationTimestamp: "2024-01-01T00:00:00Z"}, spec: {minAvailable: "50%", selector: {matchExpressions: [{key: a, operator: In, values: [b]}]}}}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		sameAsConverter(t, "fuzz", doc)
 	})
+}
+
+// TestJSONScalarIsJSONMarshal: the JSON fromUnstructured writes for a
+// type's UnmarshalJSON is json.Marshal's, and it declines the strings
+// json.Marshal would escape or repair.
+func TestJSONScalarIsJSONMarshal(t *testing.T) {
+	for _, v := range []any{"", "1Gi", "100m", " 1 ", "25%", "http", "a b~c", "<", ">", "&", `"`, `\`, "\n", "\x7f", "é", "\xff", "\u2028",
+		int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64), true, false} {
+		sameJSONScalar(t, v)
+	}
+}
+
+func sameJSONScalar(t *testing.T, v any) {
+	t.Helper()
+	want, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := jsonScalar(v)
+	if !ok {
+		if s, isString := v.(string); !isString || plainJSONString(s) {
+			t.Errorf("jsonScalar(%#v) declined", v)
+		}
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("jsonScalar(%#v) = %s, json.Marshal %s", v, got, want)
+	}
+}
+
+// FuzzJSONScalar: for any string and integer, jsonScalar writes what
+// json.Marshal writes, or declines.
+func FuzzJSONScalar(f *testing.F) {
+	f.Add("1Gi", int64(3))
+	f.Add("<a&b>", int64(-7))
+	f.Add("\xff\u2028\"\\", int64(math.MinInt64))
+	f.Fuzz(func(t *testing.T, s string, i int64) {
+		sameJSONScalar(t, s)
+		sameJSONScalar(t, i)
+	})
+}
+
+// TestFromUnstructuredBytesAndScalars: the byte slices and the values of
+// types with their own UnmarshalJSON (quantities, int-or-strings, times),
+// in the shapes a render has and in the ones json.Marshal escapes, are
+// the converter's.
+func TestFromUnstructuredBytesAndScalars(t *testing.T) {
+	for _, doc := range []string{
+		"{apiVersion: v1, kind: Secret, metadata: {name: a}, data: {k: \"aGVs\\nbG8=\", e: \"\", n: null, p: \"YQ==\"}}",
+		`{apiVersion: v1, kind: ConfigMap, metadata: {name: a, labels: {x: z}, annotations: {x: null}}, data: {a: "<&>"}, binaryData: {b: "AAEC", c: ""}}`,
+		`{apiVersion: v1, kind: Pod, metadata: {name: a, creationTimestamp: "2024-01-01T00:00:00Z"}, spec: {activeDeadlineSeconds: 9000000000, containers: [{name: c, image: i, resources: {limits: {cpu: 2, memory: 1Gi}, requests: {cpu: " 1 ", memory: "1e3"}}, livenessProbe: {httpGet: {port: "a&b"}}, readinessProbe: {tcpSocket: {port: 8080}}}]}}`,
+		`{apiVersion: apps/v1, kind: Deployment, metadata: {name: a}, spec: {selector: {matchLabels: {a: b}}, strategy: {rollingUpdate: {maxSurge: "25%", maxUnavailable: 0}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}], overhead: {cpu: 1}}}}}`,
+		`{apiVersion: v1, kind: ResourceQuota, metadata: {name: a}, spec: {hard: {pods: 10, requests.cpu: "4", limits.memory: 8Gi}}}`,
+	} {
+		if !sameAsConverter(t, doc, []byte(doc)) {
+			t.Errorf("%s: no plan", doc)
+		}
+	}
 }

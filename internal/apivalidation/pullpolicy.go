@@ -66,33 +66,35 @@ func defaultPullPolicy(c *corev1.Container) {
 
 // pullPolicies caches pullPolicyOf by image, up to maxPullPolicies images
 // (a render's distinct images are a few hundred; past the bound an image
-// is parsed each time).
+// is parsed each time). A plain map under a read lock: a sync.Map's
+// lookup, with the image boxed in an interface and hashed as one, cost
+// several times the map's.
 var (
-	pullPolicies    sync.Map // image → corev1.PullPolicy
-	pullPolicyCount int
-	pullPolicyMu    sync.Mutex
+	pullPolicies   = map[string]corev1.PullPolicy{}
+	pullPolicyLock sync.RWMutex
 )
 
 const maxPullPolicies = 1 << 14
 
 // pullPolicyOf is SetDefaults_Container's choice for an image.
 func pullPolicyOf(image string) corev1.PullPolicy {
-	if p, ok := pullPolicies.Load(image); ok {
-		return p.(corev1.PullPolicy)
+	pullPolicyLock.RLock()
+	p, ok := pullPolicies[image]
+	pullPolicyLock.RUnlock()
+	if ok {
+		return p
 	}
 	// Errors are ignored as the defaulting ignores them (the tag is then
 	// "", and the policy IfNotPresent).
 	_, tag, _, _ := parsers.ParseImageName(image)
-	p := corev1.PullIfNotPresent
+	p = corev1.PullIfNotPresent
 	if tag == "latest" {
 		p = corev1.PullAlways
 	}
-	pullPolicyMu.Lock()
-	if pullPolicyCount < maxPullPolicies {
-		if _, loaded := pullPolicies.LoadOrStore(image, p); !loaded {
-			pullPolicyCount++
-		}
+	pullPolicyLock.Lock()
+	if len(pullPolicies) < maxPullPolicies {
+		pullPolicies[image] = p
 	}
-	pullPolicyMu.Unlock()
+	pullPolicyLock.Unlock()
 	return p
 }
