@@ -52,13 +52,22 @@ func Handles(apiVersion, kind string) bool {
 func Validate(obj map[string]any) (verdict *Error, ok bool) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
-	if !Handles(apiVersion, kind) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
 		return nil, false
 	}
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	validate := validators[schema.GroupKind{Group: gv.Group, Kind: kind}]
+	gvk := gv.WithKind(kind)
+	validate, ok := validators[gvk.GroupKind()]
+	if !ok || !legacyscheme.Scheme.Recognizes(gvk) {
+		return nil, false
+	}
 	prepare(obj)
-	versioned, err := decode(obj, gv.WithKind(kind), legacyscheme.Scheme, legacyscheme.Codecs)
+	objs := objectsOf(legacyscheme.Scheme, gvk)
+	var into runtime.Object
+	if objs != nil {
+		into = objs.versioned.Get().(runtime.Object)
+	}
+	versioned, err := decodeInto(obj, into, gvk, legacyscheme.Scheme, legacyscheme.Codecs)
 	if err != nil {
 		return &Error{Decode: err.Error()}, true
 	}
@@ -67,12 +76,20 @@ func Validate(obj map[string]any) (verdict *Error, ok bool) {
 	// The versioned object is this call's own and is dropped after the
 	// conversion: converted without the deep copy ConvertToVersion makes
 	// first, as the API server's decoding converts its own objects.
-	internal, err := legacyscheme.Scheme.UnsafeConvertToVersion(versioned, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
+	var internal runtime.Object
+	if objs != nil {
+		internal, err = objs.convert(legacyscheme.Scheme, versioned)
+	} else {
+		internal, err = legacyscheme.Scheme.UnsafeConvertToVersion(versioned, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
+	}
 	if err != nil {
 		return &Error{Decode: fmt.Sprintf("converting %s %s to the internal version: %v", apiVersion, kind, err)}, true
 	}
 	if errs := validate(internal); len(errs) > 0 {
 		return &Error{Fields: errs}, true
+	}
+	if objs != nil && versioned == into {
+		objs.release(versioned, internal)
 	}
 	return nil, true
 }

@@ -25,8 +25,18 @@ import (
 // Otherwise, and whenever the conversion fails, the object takes the JSON
 // round trip, so every refusal is the JSON decoder's own words.
 func decode(obj map[string]any, gvk schema.GroupVersionKind, scheme *runtime.Scheme, codecs serializer.CodecFactory) (runtime.Object, error) {
-	if versioned, err := scheme.New(gvk); err == nil && fromUnstructured(obj, versioned) == nil {
-		return versioned, nil
+	return decodeInto(obj, nil, gvk, scheme, codecs)
+}
+
+// decodeInto is decode with the plan's destination given: into, a zero
+// object of the kind (nil: a new one). The converter and the JSON decoder
+// fill new objects of their own.
+func decodeInto(obj map[string]any, into runtime.Object, gvk schema.GroupVersionKind, scheme *runtime.Scheme, codecs serializer.CodecFactory) (runtime.Object, error) {
+	if into == nil {
+		into, _ = scheme.New(gvk)
+	}
+	if into != nil && fromUnstructured(obj, into) == nil {
+		return into, nil
 	}
 	if exactNumbers(obj) {
 		if versioned, err := scheme.New(gvk); err == nil {
