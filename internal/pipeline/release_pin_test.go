@@ -103,8 +103,8 @@ func runPin(t *testing.T, in pipeline.Inputs, insecure string, release bool) pin
 // until the end: on the estate with every cross-unit rule firing, on shop
 // (an ApplicationSet, Flux, a source named again by a later level), on a
 // generated estate (internal/benchgen, the bench's) and on several plain
-// inputs (-k, -f, and -f -R), one of them a self-managed Application, with
-// images pinned against a registry.
+// inputs (-k, -f, -f -R, --chart), one of them a self-managed Application,
+// with images pinned against a registry.
 func TestReleaseRendersPinPrintsTheSame(t *testing.T) {
 	reg := testutil.StartRegistry(t)
 	webDigest := reg.PushImage(t, "example/web:1")
@@ -127,6 +127,10 @@ func TestReleaseRendersPinPrintsTheSame(t *testing.T) {
 		"self/web.yaml":           web(image),
 		"files/web.yaml":          web(image) + "---\n" + strings.Replace(web(image), "name: web}", "name: web-f, namespace: f}", 1),
 	})
+	chart := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"Chart.yaml":         "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+		"templates/web.yaml": strings.Replace(web(image), "name: web}", "name: '{{ .Release.Name }}-web', namespace: '{{ .Release.Namespace }}'}", 1),
+	})
 	est, shopRoot := estateWith(t, image), shop(t)
 	cases := []struct {
 		name string
@@ -138,6 +142,7 @@ func TestReleaseRendersPinPrintsTheSame(t *testing.T) {
 		{"generated", pipeline.Inputs{Files: []string{filepath.Join(gen, "apps")}, AppsRoot: gen, RepoURLs: []string{benchgen.EstateRepo}}, 24},
 		{"inputs", pipeline.Inputs{Kustomizations: []string{filepath.Join(plain, "a"), filepath.Join(plain, "self"), filepath.Join(plain, "b")}, Files: []string{filepath.Join(plain, "files")}}, 3},
 		{"recursive", pipeline.Inputs{Files: []string{plain}, Recursive: true}, 3},
+		{"chart", pipeline.Inputs{Charts: []string{chart}, Kustomizations: []string{filepath.Join(plain, "a")}}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
