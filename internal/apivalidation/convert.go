@@ -394,11 +394,58 @@ func compileBytes(t reflect.Type) func(any, unsafe.Pointer) error {
 	}
 }
 
-// A field of a struct plan: its offset in the struct (through inlined
-// structs) and the plan of its type.
+// A field of a struct plan: its JSON name, its offset in the struct
+// (through inlined structs) and the plan of its type.
 type structField struct {
+	name   string
 	offset uintptr
 	plan   *plan
+}
+
+// fieldTable finds a struct's field by JSON name: open addressing over a
+// power-of-two table, hashed on the name's length and its first and last
+// bytes (the names of one struct rarely share all three), each candidate
+// compared in full. Cheaper than a map[string] lookup, which hashes the
+// whole key.
+type fieldTable struct {
+	slots []structField // name "" is an empty slot
+	mask  uintptr
+}
+
+func fieldHash(k string) uintptr {
+	return uintptr(len(k))*0x9e3779b1 ^ uintptr(k[0])*0x85ebca6b ^ uintptr(k[len(k)-1])*0xc2b2ae35
+}
+
+func newFieldTable(fields map[string]structField) fieldTable {
+	size := 8
+	for size < 2*len(fields) {
+		size *= 2
+	}
+	t := fieldTable{slots: make([]structField, size), mask: uintptr(size - 1)}
+	for name, f := range fields {
+		f.name = name
+		i := fieldHash(name) & t.mask
+		for t.slots[i].name != "" {
+			i = (i + 1) & t.mask
+		}
+		t.slots[i] = f
+	}
+	return t
+}
+
+func (t *fieldTable) lookup(k string) *structField {
+	if k == "" {
+		return nil
+	}
+	for i := fieldHash(k) & t.mask; ; i = (i + 1) & t.mask {
+		f := &t.slots[i]
+		if f.name == k {
+			return f
+		}
+		if f.name == "" {
+			return nil
+		}
+	}
 }
 
 func compileStruct(t reflect.Type) func(any, unsafe.Pointer) error {
@@ -406,6 +453,7 @@ func compileStruct(t reflect.Type) func(any, unsafe.Pointer) error {
 	if !structFields(t, 0, fields) {
 		return noPlan
 	}
+	table := newFieldTable(fields)
 	return func(src any, p unsafe.Pointer) error {
 		m, ok := src.(map[string]any)
 		if !ok {
@@ -415,8 +463,8 @@ func compileStruct(t reflect.Type) func(any, unsafe.Pointer) error {
 			if v == nil {
 				continue // nulls leave the zero value
 			}
-			f, ok := fields[k]
-			if !ok {
+			f := table.lookup(k)
+			if f == nil {
 				continue // unknown keys are dropped
 			}
 			if err := f.plan.decode(v, unsafe.Add(p, f.offset)); err != nil {

@@ -8,9 +8,13 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -223,6 +227,50 @@ func TestFromUnstructuredBytesAndScalars(t *testing.T) {
 	} {
 		if !sameAsConverter(t, doc, []byte(doc)) {
 			t.Errorf("%s: no plan", doc)
+		}
+	}
+}
+
+// TestFieldTable: every JSON name of the structs of the API types is found
+// at its own field, and names that are not fields (other structs' names,
+// prefixes, case variants) are not.
+func TestFieldTable(t *testing.T) {
+	all := map[string]bool{}
+	var tables []struct {
+		fields map[string]structField
+		table  fieldTable
+	}
+	for _, v := range []any{corev1.PodSpec{}, corev1.Container{}, metav1.ObjectMeta{}, corev1.ServiceSpec{}, appsv1.DeploymentSpec{}, corev1.Probe{}, corev1.Volume{}} {
+		fields := map[string]structField{}
+		plansMu.Lock()
+		ok := structFields(reflect.TypeOf(v), 0, fields)
+		plansMu.Unlock()
+		if !ok {
+			t.Fatalf("%T: no plan", v)
+		}
+		for name := range fields {
+			all[name] = true
+		}
+		tables = append(tables, struct {
+			fields map[string]structField
+			table  fieldTable
+		}{fields, newFieldTable(fields)})
+	}
+	for _, tb := range tables {
+		for name := range all {
+			want, isField := tb.fields[name]
+			for _, k := range []string{name, name[:len(name)-1], name + "s", strings.ToUpper(name[:1]) + name[1:]} {
+				got := tb.table.lookup(k)
+				switch {
+				case k == name && isField && (got == nil || got.offset != want.offset || got.plan != want.plan || got.name != name):
+					t.Errorf("lookup(%q) = %+v, want the field at offset %d", k, got, want.offset)
+				case got != nil && (tb.fields[k].plan == nil || got.name != k):
+					t.Errorf("lookup(%q) = %+v, not a field", k, got)
+				}
+			}
+		}
+		if tb.table.lookup("") != nil {
+			t.Error(`lookup("") found a field`)
 		}
 	}
 }
