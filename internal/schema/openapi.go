@@ -58,6 +58,10 @@ type openAPIValidator struct {
 
 	mu   sync.Mutex
 	idle []*session
+
+	// proof proves, when it can, that Validate would report nothing
+	// (validateOpenAPI, openapiproof.go).
+	proof *proofNode
 }
 
 type trimmedKey struct {
@@ -71,7 +75,7 @@ type propKey struct {
 }
 
 func newOpenAPIValidator(s *spec.Schema, formats strfmt.Registry) *openAPIValidator {
-	return &openAPIValidator{schema: s, formats: formats}
+	return &openAPIValidator{schema: s, formats: formats, proof: newProofRoot(s, formats)}
 }
 
 // builtinFormats are the string formats of built-in kinds as the API

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,7 +148,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	if c.walks.defaults != nil {
 		structuraldefaulting.Default(obj, c.walks.defaults)
 	}
-	errs = append(errs, validation.ValidateCustomResource(nil, obj, c.openapi)...)
+	errs = append(errs, validateOpenAPI(c.openapi, obj)...)
 	if c.walks.embedded {
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)
 	}
