@@ -35,6 +35,10 @@ func startProfiles() (stop func()) {
 	if path := os.Getenv(envMemProfile); path != "" {
 		runtime.MemProfileRate = 64 * 1024
 		stops = append(stops, func() {
+			// The profile is as of the last completed collection: one
+			// now counts every allocation of the run, so two runs'
+			// totals compare whatever their collections did.
+			runtime.GC()
 			f, err := os.Create(path)
 			if err == nil {
 				err = pprof.Lookup("allocs").WriteTo(f, 0)
