@@ -166,50 +166,32 @@ func compile(t reflect.Type) func(any, unsafe.Pointer) error {
 // compileInt stores an int64 that fits the field's size, as
 // reflect.Value.OverflowInt and SetInt decide and store it.
 func compileInt(t reflect.Type) func(any, unsafe.Pointer) error {
-	bits := t.Size() * 8
-	fits := func(i int64) bool {
-		shift := 64 - bits
-		return (i<<shift)>>shift == i
-	}
 	switch t.Size() {
 	case 1:
-		return func(src any, p unsafe.Pointer) error {
-			i, ok := src.(int64)
-			if !ok || !fits(i) {
-				return errNoPlan
-			}
-			*(*int8)(p) = int8(i)
-			return nil
-		}
+		return storeInt[int8]
 	case 2:
-		return func(src any, p unsafe.Pointer) error {
-			i, ok := src.(int64)
-			if !ok || !fits(i) {
-				return errNoPlan
-			}
-			*(*int16)(p) = int16(i)
-			return nil
-		}
+		return storeInt[int16]
 	case 4:
-		return func(src any, p unsafe.Pointer) error {
-			i, ok := src.(int64)
-			if !ok || !fits(i) {
-				return errNoPlan
-			}
-			*(*int32)(p) = int32(i)
-			return nil
-		}
+		return storeInt[int32]
 	case 8:
-		return func(src any, p unsafe.Pointer) error {
-			i, ok := src.(int64)
-			if !ok {
-				return errNoPlan
-			}
-			*(*int64)(p) = i
-			return nil
-		}
+		return storeInt[int64]
 	}
 	return noPlan
+}
+
+// storeInt stores src, an int64, into a T when it fits (shifted out and
+// back it is unchanged, as reflect.Value.OverflowInt decides).
+func storeInt[T int8 | int16 | int32 | int64](src any, p unsafe.Pointer) error {
+	i, ok := src.(int64)
+	if !ok {
+		return errNoPlan
+	}
+	shift := 64 - 8*unsafe.Sizeof(T(0))
+	if (i<<shift)>>shift != i {
+		return errNoPlan
+	}
+	*(*T)(p) = T(i)
+	return nil
 }
 
 // compileUnmarshaler does what the converter does with a type that has its

@@ -498,12 +498,9 @@ func syntheticListSchema() *structuralschema.Structural {
 	}
 }
 
-// FuzzListSetsGuard: on any object (YAML), under the schema of its kind
-// when there is one and under a synthetic schema with every kind of list,
-// the guarded list validation (and pruning)
-// give what upstream gives. Seeds: the bench render's kinds, duplicates,
-// missing and non-scalar keys, nulls and wrong types.
-func FuzzListSetsGuard(f *testing.F) {
+// addBenchSeeds seeds a fuzz target with each kind of the bench render
+// (a small one) and a Deployment.
+func addBenchSeeds(f *testing.F) {
 	var buf bytes.Buffer
 	if err := benchgen.Write(&buf, benchgen.Options{Objects: 8, Images: 4, Registry: "ghcr.io", Pinned: true}); err != nil {
 		f.Fatal(err)
@@ -512,6 +509,15 @@ func FuzzListSetsGuard(f *testing.F) {
 		f.Add(doc)
 	}
 	f.Add(deployment)
+}
+
+// FuzzListSetsGuard: on any object (YAML), under the schema of its kind
+// when there is one and under a synthetic schema with every kind of list,
+// the guarded list validation (and pruning)
+// give what upstream gives. Seeds: the bench render's kinds, duplicates,
+// missing and non-scalar keys, nulls and wrong types.
+func FuzzListSetsGuard(f *testing.F) {
+	addBenchSeeds(f)
 	for _, seed := range []string{
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [a, a]}\nspec:\n  containers:\n  - {name: a, image: x, ports: [{containerPort: 80}, {containerPort: 80, protocol: TCP}]}\n  - {name: a, image: y}\n",
 		"apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}, {port: 80.0}, {port: '80'}, ~, x]\n",

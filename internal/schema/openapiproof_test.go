@@ -683,14 +683,7 @@ func flowDoc(doc string) string {
 // bench render's kinds, a Deployment, the objects of TestOpenAPIProofCases
 // and a few broken built-in objects.
 func FuzzOpenAPIProof(f *testing.F) {
-	var buf bytes.Buffer
-	if err := benchgen.Write(&buf, benchgen.Options{Objects: 8, Images: 4, Registry: "ghcr.io", Pinned: true}); err != nil {
-		f.Fatal(err)
-	}
-	for _, doc := range strings.Split(buf.String(), "\n---\n") {
-		f.Add(doc)
-	}
-	f.Add(deployment)
+	addBenchSeeds(f)
 	for _, c := range openAPIProofCases {
 		f.Add(flowDoc(c.doc))
 	}
