@@ -98,15 +98,15 @@ type Options struct {
 	// Application or Flux object of its own as soon as it is rendered, and
 	// then drops its render, keeping what its Applications' rules read
 	// (argo.Summary): memory grows with the largest render, not with the
-	// estate. The Units' Resources of those sources are then nil. With Pin,
-	// each is kept as the bytes pin prints (Unit.KeepYAML), and so is each
-	// input holding no Argo CD or Flux object, checked as soon as it is
-	// rendered or read (settle: memory grows with the renders being made,
-	// not with the inputs), and, once checked, every other unit whose
-	// render no other unit's rules read (no Application or Flux object
-	// deploys it, it deploys none): Unit.WriteYAML and Stream print them.
-	// For check and pin, not for a caller that reads the renders after the
-	// run (diff, render). It is ignored with Reuse.
+	// estate. So is each input holding no Argo CD or Flux object, checked
+	// as soon as it is rendered or read (settle: memory grows with the
+	// renders being made, not with the inputs), and, once checked, every
+	// other unit whose render no other unit's rules read (no Application or
+	// Flux object deploys it, it deploys none). The Units' Resources of
+	// those are then nil. With Pin, each is kept as the bytes pin prints
+	// (Unit.KeepYAML): Unit.WriteYAML and Stream print them. For check and
+	// pin, not for a caller that reads the renders after the run (diff,
+	// render, selftest). It is ignored with Reuse.
 	ReleaseRenders bool
 	// Precheck, when set, leaves unrendered the Application sources that
 	// read nothing that differs from another revision (precheck.go: diff
@@ -258,8 +258,8 @@ func (r *Result) Check(ctx context.Context) {
 		if u.Report == nil && u.Err == nil {
 			r.s.progress(fmt.Sprintf("checking %d/%d: %s", i+1, len(r.Units), u.Source.name()))
 			r.checkUnit(ctx, u)
-			if r.keeps(u) {
-				u.KeepYAML()
+			if r.drops(u) {
+				u.drop(r.s.o.Pin)
 			}
 		}
 		if u.Err == nil {
@@ -272,14 +272,14 @@ func (r *Result) Check(ctx context.Context) {
 	r.Configs = configs.list()
 }
 
-// keeps reports whether a pinned unit, once checked, is kept as the bytes
-// pin prints and its trees dropped (Options.ReleaseRenders): no other
-// unit's check reads them. A unit with Applications or Flux objects is
-// not kept (the run's ownership index may be built later from them), nor
+// drops reports whether a unit, once checked, has its trees dropped
+// (Options.ReleaseRenders; pin keeps the bytes it prints): no other unit's
+// check reads them. A unit with Applications or Flux objects keeps them
+// (the run's ownership index may be built later from them), and so does
 // one they deploy (the deploying unit's rules read its render).
-func (r *Result) keeps(u *Unit) bool {
+func (r *Result) drops(u *Unit) bool {
 	o := r.s.o
-	return o.Pin && o.ReleaseRenders && o.Reuse == nil && o.Precheck == nil && u.Err == nil && !u.linked && len(u.apps) == 0
+	return o.ReleaseRenders && o.Reuse == nil && o.Precheck == nil && u.Err == nil && !u.linked && len(u.apps) == 0
 }
 
 // checkUnit checks one unit, filling its Report or Err.

@@ -17,9 +17,9 @@ import (
 const renderJobs = 4
 
 // load renders every -k directory concurrently, every --chart, and reads
-// the -f inputs as one more unit. A unit that fails keeps its error. On a
-// pin run with Options.ReleaseRenders, each render is checked as soon as
-// it is made when nothing after reads it again (settle).
+// the -f inputs as one more unit. A unit that fails keeps its error. With
+// Options.ReleaseRenders, each render is checked as soon as it is made
+// when nothing after reads it again (settle).
 func (s *session) load(ctx context.Context, res *Result) []*Unit {
 	var checking sync.Mutex
 	units := make([]*Unit, len(s.in.Kustomizations))
@@ -54,23 +54,24 @@ func (s *session) load(ctx context.Context, res *Result) []*Unit {
 	return units
 }
 
-// settle, on a pin run with Options.ReleaseRenders, checks (and so pins)
-// an input's render as soon as it is made and keeps it as the bytes pin
-// prints (Unit.KeepYAML), when nothing after reads its trees: it holds no
+// settle, on a run with Options.ReleaseRenders, checks (with Pin: pins)
+// an input's render as soon as it is made and drops its trees (Pin keeps
+// it as the bytes it prints, Unit.KeepYAML), when nothing after reads
+// them: it holds no
 // Argo CD or Flux object (leaf), so the expansion plans nothing from it
 // and no unit's Applications name it, and its own check reads no other
 // unit. The run's memory then grows with the renders being made, not with
 // every input. One unit is checked at a time (checking).
 func (s *session) settle(ctx context.Context, res *Result, u *Unit, checking *sync.Mutex) {
 	o := s.o
-	if !o.Pin || !o.ReleaseRenders || o.Reuse != nil || o.Precheck != nil || u.Err != nil || !leaf(u.Resources) {
+	if !o.ReleaseRenders || o.Reuse != nil || o.Precheck != nil || u.Err != nil || !leaf(u.Resources) {
 		return
 	}
 	checking.Lock()
 	res.checkUnit(ctx, u)
 	checking.Unlock()
 	if u.Err == nil {
-		u.KeepYAML()
+		u.drop(o.Pin)
 	}
 }
 

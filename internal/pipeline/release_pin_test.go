@@ -106,45 +106,9 @@ func runPin(t *testing.T, in pipeline.Inputs, insecure string, release bool) pin
 // inputs (-k, -f, -f -R, --chart), one of them a self-managed Application,
 // with images pinned against a registry.
 func TestReleaseRendersPinPrintsTheSame(t *testing.T) {
-	reg := testutil.StartRegistry(t)
-	webDigest := reg.PushImage(t, "example/web:1")
-	gen := t.TempDir()
-	bo := benchgen.Options{Objects: 16, Images: 5, Registry: reg.Host}
-	for _, repo := range bo.Repositories() {
-		reg.PushImage(t, repo+":v1")
-	}
-	if err := benchgen.WriteEstate(gen, 24, bo); err != nil {
-		t.Fatal(err)
-	}
-	image := reg.Host + "/example/web:1"
-	plain := testutil.WriteFiles(t, t.TempDir(), map[string]string{
-		"a/kustomization.yaml":    "namespace: a\nresources: [web.yaml]\ncommonAnnotations: {team: a}\n",
-		"a/web.yaml":              web(image),
-		"b/kustomization.yaml":    "namespace: b\nresources: [web.yaml]\n",
-		"b/web.yaml":              strings.Replace(web(image), "name: web}", "name: web-b}", 1),
-		"self/kustomization.yaml": "namespace: self\nresources: [app.yaml, web.yaml]\n",
-		"self/app.yaml":           application("self", "self", "self"),
-		"self/web.yaml":           web(image),
-		"files/web.yaml":          web(image) + "---\n" + strings.Replace(web(image), "name: web}", "name: web-f, namespace: f}", 1),
-	})
-	chart := testutil.WriteFiles(t, t.TempDir(), map[string]string{
-		"Chart.yaml":         "apiVersion: v2\nname: c\nversion: 1.0.0\n",
-		"templates/web.yaml": strings.Replace(web(image), "name: web}", "name: '{{ .Release.Name }}-web', namespace: '{{ .Release.Namespace }}'}", 1),
-	})
-	est, shopRoot := estateWith(t, image), shop(t)
-	cases := []struct {
-		name string
-		in   pipeline.Inputs
-		kept int // the units whose trees the streaming run dropped
-	}{
-		{"estate", pipeline.Inputs{Kustomizations: []string{filepath.Join(est, "apps")}, AppsRoot: est, RepoURLs: []string{repoURL}}, 6},
-		{"shop", pipeline.Inputs{Kustomizations: []string{filepath.Join(shopRoot, "apps")}, AppsRoot: shopRoot, RepoURLs: []string{repoURL}}, 1},
-		{"generated", pipeline.Inputs{Files: []string{filepath.Join(gen, "apps")}, AppsRoot: gen, RepoURLs: []string{benchgen.EstateRepo}}, 24},
-		{"inputs", pipeline.Inputs{Kustomizations: []string{filepath.Join(plain, "a"), filepath.Join(plain, "self"), filepath.Join(plain, "b")}, Files: []string{filepath.Join(plain, "files")}}, 3},
-		{"recursive", pipeline.Inputs{Files: []string{plain}, Recursive: true}, 3},
-		{"chart", pipeline.Inputs{Charts: []string{chart}, Kustomizations: []string{filepath.Join(plain, "a")}}, 2},
-	}
-	for _, c := range cases {
+	f := newReleaseFixture(t)
+	reg, webDigest, image := f.reg, f.webDigest, f.image
+	for _, c := range f.cases {
 		t.Run(c.name, func(t *testing.T) {
 			whole := runPin(t, c.in, reg.Host, false)
 			kept := runPin(t, c.in, reg.Host, true)
@@ -182,4 +146,62 @@ func TestReleaseRendersPinPrintsTheSame(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return fmt.Sprint(lines[len(lines)-1])
+}
+
+// releaseCase is a run of the release tests, and how many units' trees
+// a releasing run drops before the end: pin (kept as bytes) and check.
+type releaseCase struct {
+	name          string
+	in            pipeline.Inputs
+	kept, dropped int
+}
+
+// releaseFixture is a registry holding the images of the cases.
+type releaseFixture struct {
+	reg              *testutil.Registry
+	webDigest, image string
+	cases            []releaseCase
+}
+
+// newReleaseFixture makes the release tests' cases: the estate with every
+// cross-unit rule firing, shop (an ApplicationSet, Flux, a source named
+// again by a later level), a generated estate (internal/benchgen, the
+// bench's) and several plain inputs (-k, -f, -f -R, --chart), one of them
+// a self-managed Application, with images in a registry.
+func newReleaseFixture(t *testing.T) releaseFixture {
+	t.Helper()
+	reg := testutil.StartRegistry(t)
+	webDigest := reg.PushImage(t, "example/web:1")
+	gen := t.TempDir()
+	bo := benchgen.Options{Objects: 16, Images: 5, Registry: reg.Host}
+	for _, repo := range bo.Repositories() {
+		reg.PushImage(t, repo+":v1")
+	}
+	if err := benchgen.WriteEstate(gen, 24, bo); err != nil {
+		t.Fatal(err)
+	}
+	image := reg.Host + "/example/web:1"
+	plain := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"a/kustomization.yaml":    "namespace: a\nresources: [web.yaml]\ncommonAnnotations: {team: a}\n",
+		"a/web.yaml":              web(image),
+		"b/kustomization.yaml":    "namespace: b\nresources: [web.yaml]\n",
+		"b/web.yaml":              strings.Replace(web(image), "name: web}", "name: web-b}", 1),
+		"self/kustomization.yaml": "namespace: self\nresources: [app.yaml, web.yaml]\n",
+		"self/app.yaml":           application("self", "self", "self"),
+		"self/web.yaml":           web(image),
+		"files/web.yaml":          web(image) + "---\n" + strings.Replace(web(image), "name: web}", "name: web-f, namespace: f}", 1),
+	})
+	chart := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"Chart.yaml":         "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+		"templates/web.yaml": strings.Replace(web(image), "name: web}", "name: '{{ .Release.Name }}-web', namespace: '{{ .Release.Namespace }}'}", 1),
+	})
+	est, shopRoot := estateWith(t, image), shop(t)
+	return releaseFixture{reg: reg, webDigest: webDigest, image: image, cases: []releaseCase{
+		{"estate", pipeline.Inputs{Kustomizations: []string{filepath.Join(est, "apps")}, AppsRoot: est, RepoURLs: []string{repoURL}}, 6, 6},
+		{"shop", pipeline.Inputs{Kustomizations: []string{filepath.Join(shopRoot, "apps")}, AppsRoot: shopRoot, RepoURLs: []string{repoURL}}, 1, 1},
+		{"generated", pipeline.Inputs{Files: []string{filepath.Join(gen, "apps")}, AppsRoot: gen, RepoURLs: []string{benchgen.EstateRepo}}, 24, 24},
+		{"inputs", pipeline.Inputs{Kustomizations: []string{filepath.Join(plain, "a"), filepath.Join(plain, "self"), filepath.Join(plain, "b")}, Files: []string{filepath.Join(plain, "files")}}, 3, 3},
+		{"recursive", pipeline.Inputs{Files: []string{plain}, Recursive: true}, 3, 3},
+		{"chart", pipeline.Inputs{Charts: []string{chart}, Kustomizations: []string{filepath.Join(plain, "a")}}, 2, 2},
+	}}
 }

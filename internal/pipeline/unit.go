@@ -129,6 +129,16 @@ func (u *Unit) KeepYAML() {
 	u.Resources, u.local = nil, nil
 }
 
+// drop, once the unit is checked and nothing reads its trees again,
+// drops them; with pin it keeps the bytes pin prints first (KeepYAML).
+func (u *Unit) drop(pin bool) {
+	if pin {
+		u.KeepYAML()
+		return
+	}
+	u.Resources, u.local = nil, nil
+}
+
 // unkeep forgets the bytes KeepYAML kept, for a render made again.
 func (u *Unit) unkeep() { u.printed, u.printErr, u.kept = nil, nil, false }
 
