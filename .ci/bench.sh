@@ -393,10 +393,11 @@ for a in $ESTATE_APPS; do
 	log "1d. estate: $a Applications × $ESTATE_OBJECTS objects (--apps-root)"
 	"$W/benchgen" -apps "$a" -n "$ESTATE_OBJECTS" -images "$IMAGES" -registry ghcr.io -pinned -estate "$W/estate-$a"
 	# pin takes no --apps-root: the same sources, each a -k input (pin
-	# checks and pins each render as it is made, and keeps it as bytes).
+	# checks and pins each render as it is made, and keeps it as bytes;
+	# check -k each drops it).
 	ks=$(for d in "$W/estate-$a"/src/*/; do printf -- '-k %s ' "${d%/}"; done)
 	paired "estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO" \
-		"pin-estate-$a|0|$GATE pin --timeout ${LIMIT}s $ks"
+		"pin-estate-$a|0|$GATE pin --timeout ${LIMIT}s $ks" "check-k-estate-$a|0|$GATE check --timeout ${LIMIT}s $ks"
 	vs=
 	if [[ -n $ESTATE_FIRST ]]; then
 		vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[estate-$a]}" "${P_RSS[estate-$ESTATE_FIRST]}"), wall $(ratio "${P_WALL[estate-$a]}" "${P_WALL[estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[estate-$a]}" "${P_CPU[estate-$ESTATE_FIRST]}") for $(ratio "$a" "$ESTATE_FIRST") the apps"
@@ -407,6 +408,9 @@ for a in $ESTATE_APPS; do
 	vs=
 	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[pin-estate-$a]}" "${P_RSS[pin-estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[pin-estate-$a]}" "${P_CPU[pin-estate-$ESTATE_FIRST]}")"
 	row "gate pin estate $a apps (-k each)" "${P_WALL[pin-estate-$a]}" "${P_CPU[pin-estate-$a]}" "${P_RSS[pin-estate-$a]} MB" - 0 "$(grep -c '^kind: ' "$W/pin-estate-$a.out") objects printed, pinned by digest already$vs"
+	vs=
+	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[check-k-estate-$a]}" "${P_RSS[check-k-estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[check-k-estate-$a]}" "${P_CPU[check-k-estate-$ESTATE_FIRST]}")"
+	row "gate check estate $a apps (-k each)" "${P_WALL[check-k-estate-$a]}" "${P_CPU[check-k-estate-$a]}" "${P_RSS[check-k-estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/check-k-estate-$a.out" | tail -n 1)s, one unit per source$vs"
 	rm -rf "$W/estate-$a"
 done
 
