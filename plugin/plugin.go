@@ -18,7 +18,7 @@ const (
 	ExitPass      = 0
 	ExitViolation = 1
 	ExitUsage     = 2
-	ExitNoVerdict = 3
+	ExitNoVerdict = 3 // supervise.NoVerdict
 )
 
 // Streams are the process's standard streams.

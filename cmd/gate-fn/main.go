@@ -9,16 +9,20 @@ import (
 	"syscall"
 
 	"github.com/kubectl-gate/kubectl-gate/fn"
+	// Supervision starts from its package initializer, before the work's
+	// packages are initialized: a crash Go cannot recover from is still no
+	// verdict (exit 3).
+	_ "github.com/kubectl-gate/kubectl-gate/cmd/gate-fn/supervised"
+	"github.com/kubectl-gate/kubectl-gate/internal/supervise/child"
 	// The API server's validation of webhook configurations (api-validation).
 	_ "github.com/kubectl-gate/kubectl-gate/internal/apivalidation/webhooks"
-	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
-	supervise.Run("gate-fn", 3) // a crash Go cannot recover from is still no verdict
+	child.Arm() // the supervised child's crash report and memory limit
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := fn.Run(ctx, os.Stdin, os.Stdout, os.Stderr, version)
 	stop()

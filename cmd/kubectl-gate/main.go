@@ -10,9 +10,13 @@ import (
 
 	"golang.org/x/term"
 
+	// Supervision starts from its package initializer, before the work's
+	// packages are initialized: a crash Go cannot recover from is still no
+	// verdict (exit 3).
+	_ "github.com/kubectl-gate/kubectl-gate/cmd/kubectl-gate/supervised"
+	"github.com/kubectl-gate/kubectl-gate/internal/supervise/child"
 	// The API server's validation of webhook configurations (api-validation).
 	_ "github.com/kubectl-gate/kubectl-gate/internal/apivalidation/webhooks"
-	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 	"github.com/kubectl-gate/kubectl-gate/plugin"
 )
 
@@ -20,7 +24,7 @@ import (
 var version = "dev"
 
 func main() {
-	supervise.Run("kubectl gate", plugin.ExitNoVerdict) // a crash Go cannot recover from is still no verdict
+	child.Arm() // the supervised child's crash report and memory limit
 	// SIGINT and SIGTERM end the run: plugin.Run returns exit 3 within a
 	// moment, naming what was running (README "Exit codes"). A second
 	// signal exits at once.

@@ -4,8 +4,9 @@
 // usage error. So each binary runs itself again as a child under a small
 // parent that maps such an end to exit 3 (no verdict):
 //
-//   - the child's fatal crash report (runtime/debug.SetCrashOutput) goes
-//     to a pipe the parent reads: any report there is exit 3;
+//   - the child's fatal crash report (runtime/debug.SetCrashOutput, armed
+//     by package supervise/child) goes to a pipe the parent reads: any
+//     report there is exit 3;
 //   - a child killed by a signal (the kernel's OOM killer) is exit 3;
 //   - the parent polls the child's resident memory (Linux) and kills it
 //     past $KUBECTL_GATE_MAX_MEMORY bytes (default DefaultMaxMemory):
@@ -15,21 +16,26 @@
 // Signals the parent receives are forwarded; the child is in its own
 // process group unless stdin is a terminal (it would then stop on reading
 // it), and dies with the parent (Linux).
+//
+// The binaries call Run from a package initializer (cmd/*/supervised),
+// so the parent does not pay the start-up of the packages only the child
+// uses: the Go specification initializes the packages in the order of
+// their import paths, each as soon as its imports are, so Run comes before
+// most of them only while this package imports few and early ones. It
+// therefore imports a handful of standard library packages (no os/exec, no
+// runtime/debug, no golang.org/x/term: TestFewImports), and the child's
+// own set-up is in package supervise/child.
 package supervise
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/term"
 )
 
 // Env names the variables the supervision reads.
@@ -38,35 +44,31 @@ const (
 	EnvMaxMemory = "KUBECTL_GATE_MAX_MEMORY"
 )
 
+// NoVerdict is the exit code of a run that reached no verdict (README
+// "Exit codes"), the code both binaries give a crash, a kill or the cap.
+const NoVerdict = 3
+
 // DefaultMaxMemory is the resident-memory cap without $KUBECTL_GATE_MAX_MEMORY.
 const DefaultMaxMemory = 8 << 30
 
-// crashFD is the child's descriptor of the crash-report pipe.
-const crashFD = 3
+// CrashFD is the child's descriptor of the crash-report pipe.
+const CrashFD = 3
 
-// Run returns at once in the child (after arming its crash report);
-// in the parent it runs the child and exits with its code, or with
-// noVerdict for a crash, a kill or the memory cap. name prefixes messages.
+// Child reports whether this process is the supervised child.
+func Child() bool { return os.Getenv(envChild) != "" }
+
+// Run returns at once in the child; in the parent it runs the child and
+// exits with its code, or with noVerdict for a crash, a kill or the memory
+// cap. name prefixes messages.
 func Run(name string, noVerdict int) {
-	max := maxMemory()
-	if os.Getenv(envChild) != "" {
-		if f := os.NewFile(crashFD, "crash"); f != nil {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
-				_ = debug.SetCrashOutput(f, debug.CrashOptions{})
-			}
-			_ = f.Close()
-		}
-		// Below the cap, so the collector works harder before the parent
-		// kills; a lower GOMEMLIMIT the user set is kept.
-		if limit := max / 10 * 8; debug.SetMemoryLimit(-1) > limit {
-			debug.SetMemoryLimit(limit)
-		}
+	if Child() {
 		return
 	}
-	os.Exit(parent(name, noVerdict, max))
+	os.Exit(parent(name, noVerdict, MaxMemory()))
 }
 
-func maxMemory() int64 {
+// MaxMemory is the resident-memory cap in bytes.
+func MaxMemory() int64 {
 	if v, err := strconv.ParseInt(os.Getenv(EnvMaxMemory), 10, 64); err == nil && v > 0 {
 		return v
 	}
@@ -82,20 +84,30 @@ func parent(name string, noVerdict int, max int64) int {
 	if err != nil {
 		return child(name, noVerdict, err)
 	}
-	cmd := &exec.Cmd{Path: self, Args: os.Args, Env: append(os.Environ(), envChild+"=1"),
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ExtraFiles: []*os.File{w}}
 	tty := isTerminal(os.Stdin)
-	cmd.SysProcAttr = sysProcAttr(!tty)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
+	// The child's descriptors: the standard three, then the pipe at CrashFD.
+	proc, err := os.StartProcess(self, os.Args, &os.ProcAttr{
+		Env:   append(os.Environ(), envChild+"=1"),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, w},
+		Sys:   sysProcAttr(!tty),
+	})
+	if err != nil {
 		return child(name, noVerdict, err)
 	}
 	_ = w.Close()
 	crash := make(chan string, 1)
 	go func() { crash <- firstLine(r) }()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	type ended struct {
+		st  *os.ProcessState
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		st, err := proc.Wait()
+		done <- ended{st, err}
+	}()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	over := false
@@ -104,31 +116,34 @@ func parent(name string, noVerdict int, max int64) int {
 		case s := <-sigs:
 			// From a terminal the child got SIGINT with its group already.
 			if !(tty && s == syscall.SIGINT) {
-				_ = cmd.Process.Signal(s)
+				_ = proc.Signal(s)
 			}
 		case <-tick.C:
-			if rss(cmd.Process.Pid) > max && !over {
+			if rss(proc.Pid) > max && !over {
 				over = true
-				_ = cmd.Process.Kill()
+				_ = proc.Kill()
 			}
-		case err := <-done:
-			return verdict(name, noVerdict, max, over, err, cmd, <-crash)
+		case e := <-done:
+			return verdict(name, noVerdict, max, over, e.st, e.err, <-crash)
 		}
 	}
 }
 
 // verdict maps how the child ended to the exit code.
-func verdict(name string, noVerdict int, max int64, over bool, err error, cmd *exec.Cmd, crash string) int {
-	st := cmd.ProcessState
+func verdict(name string, noVerdict int, max int64, over bool, st *os.ProcessState, err error, crash string) int {
 	switch {
 	case over:
 		fmt.Fprintf(os.Stderr, "%s: NO VERDICT: the run used more than %d bytes of memory (the cap; %s sets it)\n", name, max, EnvMaxMemory)
 	case crash != "":
 		fmt.Fprintf(os.Stderr, "%s: NO VERDICT: the gate crashed: %s\n", name, crash)
-	case st != nil && st.Exited():
+	case err == nil && st != nil && st.Exited():
 		return st.ExitCode()
 	default:
-		fmt.Fprintf(os.Stderr, "%s: NO VERDICT: the gate was killed (%v)\n", name, err)
+		why := err
+		if why == nil && st != nil {
+			why = fmt.Errorf("%s", st)
+		}
+		fmt.Fprintf(os.Stderr, "%s: NO VERDICT: the gate was killed (%v)\n", name, why)
 	}
 	return noVerdict
 }
@@ -144,21 +159,19 @@ func child(name string, noVerdict int, err error) int {
 func firstLine(r *os.File) string {
 	b, _ := io.ReadAll(io.LimitReader(r, 1<<20))
 	go func() { _, _ = io.Copy(io.Discard, r) }()
-	text := string(b)
 	for _, known := range []string{"out of memory", "cannot allocate memory", "stack exceeds", "stack overflow"} {
-		if strings.Contains(text, known) {
+		if bytes.Contains(b, []byte(known)) {
 			return "a fatal runtime error (" + known + ")"
 		}
 	}
-	if strings.TrimSpace(text) == "" {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return ""
 	}
+	// The runtime prints "fatal error: stack overflow" before it turns to
+	// the crash output; the report it sends starts with the stack of the
+	// throw, in the runtime's stack growth.
+	if head := b[:min(len(b), 1024)]; bytes.Contains(head, []byte("runtime.throw(")) && bytes.Contains(head, []byte("runtime.newstack(")) {
+		return "a fatal runtime error (stack overflow)"
+	}
 	return "a fatal runtime error, such as running out of memory or stack (its report is above)"
-}
-
-// isTerminal asks the terminal driver, not the file mode: /dev/null is a
-// character device too, and a run with stdin from /dev/null (CI, a test,
-// `cmd </dev/null`) must have its SIGINT forwarded.
-func isTerminal(f *os.File) bool {
-	return term.IsTerminal(int(f.Fd()))
 }

@@ -1,0 +1,131 @@
+package child
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
+)
+
+// TestChildMemoryLimit: the child's Go memory limit is 80% of the cap, and
+// a lower GOMEMLIMIT the user set (a container's budget) is kept, not
+// raised to it.
+func TestChildMemoryLimit(t *testing.T) {
+	if os.Getenv("SUPERVISE_TEST_CHILD") != "" {
+		Arm()
+		fmt.Println(debug.SetMemoryLimit(-1))
+		return
+	}
+	for _, tc := range []struct {
+		gomemlimit string
+		want       int64
+	}{
+		{"", 800_000_000},
+		{"100MiB", 100 << 20},
+		{"2GiB", 800_000_000},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildMemoryLimit$")
+		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_CHILD=1", "KUBECTL_GATE_SUPERVISED=1", supervise.EnvMaxMemory+"=1000000000", "GOMEMLIMIT="+tc.gomemlimit)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOMEMLIMIT=%q: child: %v", tc.gomemlimit, err)
+		}
+		got, err := strconv.ParseInt(strings.Fields(string(out))[0], 10, 64)
+		if err != nil {
+			t.Fatalf("GOMEMLIMIT=%q: child printed %q", tc.gomemlimit, out)
+		}
+		if got != tc.want {
+			t.Errorf("GOMEMLIMIT=%q: the child's memory limit is %d, want %d", tc.gomemlimit, got, tc.want)
+		}
+	}
+}
+
+// TestEnds runs this test binary as a supervised command, parent and
+// child, and ends the child each way it can end: its own exit code passes
+// through; a fatal runtime error (a stack overflow, which exits 2 from the
+// runtime, the usage-error code), a kill and the memory cap are exit 3,
+// each named on stderr.
+func TestEnds(t *testing.T) {
+	if mode := os.Getenv("SUPERVISE_TEST_END"); mode != "" {
+		supervise.Run("test", supervise.NoVerdict) // the parent exits here
+		Arm()
+		end(mode)
+		return
+	}
+	for _, tc := range []struct {
+		mode, env string
+		code      int
+		says      string
+	}{
+		{mode: "exit7", code: 7},
+		{mode: "pass", code: 0},
+		{mode: "overflow", code: 3, says: "test: NO VERDICT: the gate crashed: a fatal runtime error (stack"},
+		{mode: "kill", code: 3, says: "test: NO VERDICT: the gate was killed (signal: killed)"},
+		{mode: "memory", env: supervise.EnvMaxMemory + "=150000000", code: 3, says: "test: NO VERDICT: the run used more than 150000000 bytes of memory"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestEnds$")
+			cmd.Env = append(os.Environ(), "SUPERVISE_TEST_END="+tc.mode, tc.env)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if exit, ok := err.(*exec.ExitError); ok {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, tail(stderr.String()))
+			}
+			if !strings.Contains(stderr.String(), tc.says) {
+				t.Errorf("stderr does not say %q:\n%s", tc.says, tail(stderr.String()))
+			}
+		})
+	}
+}
+
+// end ends the supervised child the way mode names.
+func end(mode string) {
+	switch mode {
+	case "exit7":
+		os.Exit(7)
+	case "overflow":
+		debug.SetMaxStack(1 << 20)
+		fmt.Println(recurse(1))
+	case "kill":
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	case "memory":
+		var keep [][]byte
+		for { // resident memory past the cap: the parent polls every 50 ms
+			b := make([]byte, 16<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+			if len(keep) > 64 {
+				os.Exit(0) // past 1 GB and not killed: the test fails on exit 0
+			}
+		}
+	}
+}
+
+func recurse(n int) int {
+	var pad [64]byte
+	pad[n%64] = byte(n)
+	return recurse(n+1) + int(pad[0])
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
