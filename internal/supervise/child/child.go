@@ -8,16 +8,30 @@ package child
 import (
 	"os"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 )
 
 // Arm sets the child up; outside a supervised child it does nothing. Call
-// it first in main.
+// it first in main. It turns the collector back on (the parent starts the
+// child with it off, for the packages' initialization), as the user's GOGC
+// says, and leaves the environment as the user gave it to what the child
+// runs in turn (Helm, kustomize, policy engines; a gate-fn that kustomize
+// runs supervises itself).
 func Arm() {
 	if !supervise.Child() {
 		return
 	}
+	gogc, set := os.LookupEnv(supervise.EnvUserGOGC)
+	debug.SetGCPercent(gcPercent(gogc))
+	if set {
+		_ = os.Setenv("GOGC", gogc)
+	} else {
+		_ = os.Unsetenv("GOGC")
+	}
+	_ = os.Unsetenv(supervise.EnvUserGOGC)
+	_ = os.Unsetenv(supervise.EnvChild)
 	if f := os.NewFile(supervise.CrashFD, "crash"); f != nil {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
 			_ = debug.SetCrashOutput(f, debug.CrashOptions{})
@@ -29,4 +43,16 @@ func Arm() {
 	if limit := supervise.MaxMemory() / 10 * 8; debug.SetMemoryLimit(-1) > limit {
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// gcPercent reads GOGC as the runtime does: "off" is -1, an integer is
+// itself, anything else (unset included) is the default, 100.
+func gcPercent(gogc string) int {
+	if gogc == "off" {
+		return -1
+	}
+	if n, err := strconv.Atoi(gogc); err == nil {
+		return n
+	}
+	return 100
 }

@@ -31,7 +31,7 @@ func TestChildMemoryLimit(t *testing.T) {
 		{"2GiB", 800_000_000},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestChildMemoryLimit$")
-		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_CHILD=1", "KUBECTL_GATE_SUPERVISED=1", supervise.EnvMaxMemory+"=1000000000", "GOMEMLIMIT="+tc.gomemlimit)
+		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_CHILD=1", supervise.EnvChild+"=1", supervise.EnvMaxMemory+"=1000000000", "GOMEMLIMIT="+tc.gomemlimit)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("GOMEMLIMIT=%q: child: %v", tc.gomemlimit, err)
@@ -88,6 +88,41 @@ func TestEnds(t *testing.T) {
 				t.Errorf("stderr does not say %q:\n%s", tc.says, tail(stderr.String()))
 			}
 		})
+	}
+}
+
+// TestGOGC: the parent starts the child with the collector off for its
+// initialization; Arm turns it back on as the user's GOGC says and gives
+// what the child runs the environment the user gave (no GOGC=off, no
+// supervision variables, so a gate run in turn supervises itself).
+func TestGOGC(t *testing.T) {
+	if os.Getenv("SUPERVISE_TEST_GOGC") != "" {
+		supervise.Run("test", supervise.NoVerdict) // the parent exits here
+		initial := debug.SetGCPercent(-1)          // as the child's packages were initialized
+		Arm()
+		gogc, set := os.LookupEnv("GOGC")
+		fmt.Printf("initial=%d percent=%d GOGC=%q,%v supervised=%q user=%q\n", initial, debug.SetGCPercent(-1), gogc, set,
+			os.Getenv(supervise.EnvChild), os.Getenv(supervise.EnvUserGOGC))
+		os.Exit(0)
+	}
+	for _, tc := range []struct{ gogc, want string }{
+		{"", `initial=-1 percent=100 GOGC="",false supervised="" user=""`},
+		{"50", `initial=-1 percent=50 GOGC="50",true supervised="" user=""`},
+		{"off", `initial=-1 percent=-1 GOGC="off",true supervised="" user=""`},
+		{"nonsense", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user=""`},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGOGC$")
+		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_GOGC=1")
+		if tc.gogc != "" {
+			cmd.Env = append(cmd.Env, "GOGC="+tc.gogc)
+		}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOGC=%q: %v", tc.gogc, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != tc.want {
+			t.Errorf("GOGC=%q: the child says\n  %s\nwant\n  %s", tc.gogc, got, tc.want)
+		}
 	}
 }
 
