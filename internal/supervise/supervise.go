@@ -33,6 +33,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -47,6 +48,7 @@ import (
 const (
 	EnvChild     = "KUBECTL_GATE_SUPERVISED"
 	EnvUserGOGC  = "KUBECTL_GATE_USER_GOGC"
+	EnvCrashPipe = "KUBECTL_GATE_CRASH_PIPE" // set when the pipe is at CrashFD
 	EnvMaxMemory = "KUBECTL_GATE_MAX_MEMORY"
 )
 
@@ -59,6 +61,13 @@ const DefaultMaxMemory = 8 << 30
 
 // CrashFD is the child's descriptor of the crash-report pipe.
 const CrashFD = 3
+
+// crashPipe: whether the child gets the crash-report pipe. Windows passes
+// a child no descriptor beyond the standard three (os.StartProcess refuses
+// more; with the pipe every run there was exit 3 before it began): there a
+// fatal runtime error keeps the runtime's exit 2, while a kill is still
+// exit 3.
+var crashPipe = runtime.GOOS != "windows"
 
 // Child reports whether this process is the supervised child.
 func Child() bool { return os.Getenv(EnvChild) != "" }
@@ -86,26 +95,36 @@ func parent(name string, noVerdict int, max int64) int {
 	if err != nil {
 		return child(name, noVerdict, err)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return child(name, noVerdict, err)
+	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+	var r, w *os.File
+	if crashPipe {
+		if r, w, err = os.Pipe(); err != nil {
+			return child(name, noVerdict, err)
+		}
+		files = append(files, w) // at CrashFD
 	}
 	tty := isTerminal(os.Stdin)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	// The child's descriptors: the standard three, then the pipe at CrashFD.
 	env := childEnv(os.Environ())
+	if crashPipe {
+		env = append(env, EnvCrashPipe+"=1")
+	}
 	proc, err := os.StartProcess(self, os.Args, &os.ProcAttr{
 		Env:   env,
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, w},
+		Files: files,
 		Sys:   sysProcAttr(!tty),
 	})
 	if err != nil {
 		return child(name, noVerdict, err)
 	}
-	_ = w.Close()
 	crash := make(chan string, 1)
-	go func() { crash <- firstLine(r) }()
+	if crashPipe {
+		_ = w.Close()
+		go func() { crash <- firstLine(r) }()
+	} else {
+		crash <- ""
+	}
 	type ended struct {
 		st  *os.ProcessState
 		err error
@@ -145,7 +164,7 @@ func childEnv(environ []string) []string {
 		switch {
 		case hasPrefix(kv, "GOGC="):
 			env = append(env, EnvUserGOGC+"="+kv[len("GOGC="):])
-		case hasPrefix(kv, EnvChild+"="), hasPrefix(kv, EnvUserGOGC+"="):
+		case hasPrefix(kv, EnvChild+"="), hasPrefix(kv, EnvUserGOGC+"="), hasPrefix(kv, EnvCrashPipe+"="):
 		default:
 			env = append(env, kv)
 		}

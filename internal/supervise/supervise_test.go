@@ -24,6 +24,19 @@ func TestDevNullIsNotATerminal(t *testing.T) {
 	}
 }
 
+// TestTerminalIsATerminal: the other side of TestDevNullIsNotATerminal, on
+// a pseudo-terminal (its master end answers the terminal driver too).
+func TestTerminalIsATerminal(t *testing.T) {
+	f, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer f.Close()
+	if !isTerminal(f) {
+		t.Fatal("a pseudo-terminal not taken for a terminal: the child would be put in its own process group and stop on reading it")
+	}
+}
+
 // TestFewImports: the binaries run the parent from a package initializer,
 // and the Go specification initializes a package only after its imports,
 // taking the packages in the order of their import paths. Each import that
@@ -32,7 +45,7 @@ func TestDevNullIsNotATerminal(t *testing.T) {
 // start-up of every package before it, the cost the parent exists without.
 func TestFewImports(t *testing.T) {
 	allowed := map[string]bool{"bytes": true, "fmt": true, "io": true, "os": true, "os/signal": true,
-		"strconv": true, "syscall": true, "time": true, "unsafe": true}
+		"runtime": true, "strconv": true, "syscall": true, "time": true, "unsafe": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

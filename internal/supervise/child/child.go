@@ -23,6 +23,7 @@ func Arm() {
 	if !supervise.Child() {
 		return
 	}
+	pipe := os.Getenv(supervise.EnvCrashPipe) != ""
 	gogc, set := os.LookupEnv(supervise.EnvUserGOGC)
 	debug.SetGCPercent(gcPercent(gogc))
 	if set {
@@ -32,11 +33,16 @@ func Arm() {
 	}
 	_ = os.Unsetenv(supervise.EnvUserGOGC)
 	_ = os.Unsetenv(supervise.EnvChild)
-	if f := os.NewFile(supervise.CrashFD, "crash"); f != nil {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
-			_ = debug.SetCrashOutput(f, debug.CrashOptions{})
+	_ = os.Unsetenv(supervise.EnvCrashPipe)
+	// The pipe only where the parent said it passed one: elsewhere (Windows)
+	// CrashFD is no descriptor of the parent's.
+	if pipe {
+		if f := os.NewFile(supervise.CrashFD, "crash"); f != nil {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+				_ = debug.SetCrashOutput(f, debug.CrashOptions{})
+			}
+			_ = f.Close()
 		}
-		_ = f.Close()
 	}
 	// Below the cap, so the collector works harder before the parent
 	// kills; a lower GOMEMLIMIT the user set is kept.

@@ -2,12 +2,15 @@ package child
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
@@ -135,7 +138,9 @@ func end(mode string) {
 		debug.SetMaxStack(1 << 20)
 		fmt.Println(recurse(1))
 	case "kill":
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = self.Kill()
+		}
 		select {}
 	case "memory":
 		var keep [][]byte
@@ -163,4 +168,50 @@ func tail(s string) string {
 		return "…" + s[len(s)-2000:]
 	}
 	return s
+}
+
+// TestEveryMainArms: a command whose supervision starts from a package
+// initializer (it imports a cmd/*/supervised package) starts its child
+// with the collector off, which only Arm turns back on: its main must call
+// Arm first, or the run keeps every allocation until the memory cap.
+func TestEveryMainArms(t *testing.T) {
+	mains, err := filepath.Glob(filepath.Join("..", "..", "..", "cmd", "*", "main.go"))
+	if err != nil || len(mains) == 0 {
+		t.Fatalf("no cmd/*/main.go found: %v", err)
+	}
+	supervised := 0
+	for _, path := range mains {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		imports := false
+		for _, imp := range f.Imports {
+			imports = imports || strings.HasSuffix(imp.Path.Value, `/supervised"`)
+		}
+		if !imports {
+			continue
+		}
+		supervised++
+		first := ""
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "main" && len(fn.Body.List) > 0 {
+				if call, ok := fn.Body.List[0].(*ast.ExprStmt); ok {
+					if c, ok := call.X.(*ast.CallExpr); ok {
+						if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+							if x, ok := sel.X.(*ast.Ident); ok {
+								first = x.Name + "." + sel.Sel.Name
+							}
+						}
+					}
+				}
+			}
+		}
+		if first != "child.Arm" {
+			t.Errorf("%s: main starts with %q, want child.Arm()", path, first)
+		}
+	}
+	if supervised < 2 {
+		t.Errorf("%d supervised commands found, want kubectl-gate and gate-fn", supervised)
+	}
 }
