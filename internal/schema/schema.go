@@ -382,17 +382,22 @@ type compiled struct {
 // defaults and listSetsMaps are the schema cut down to the paths that lead
 // to such nodes (nil: none), which the passes then walk instead: the same
 // outcome, since the object's other fields have nothing they act on.
+//
+// defaulter is the defaulting walk compiled from defaults (defaults.go).
 type walks struct {
 	defaults, listSetsMaps *structuralschema.Structural
+	defaulter              *defaulter
 	embedded               bool
 }
 
 func walksOf(s *structuralschema.Structural) walks {
-	return walks{
+	w := walks{
 		defaults:     cutTo(s, func(n *structuralschema.Structural) bool { return n.Default.Object != nil }, nil),
 		listSetsMaps: cutTo(s, isListSetOrMap, isListSetOrMap),
 		embedded:     anyNode(s, func(n *structuralschema.Structural) bool { return n.XEmbeddedResource }),
 	}
+	w.defaulter = compileDefaults(w.defaults)
+	return w
 }
 
 func isListSetOrMap(n *structuralschema.Structural) bool {

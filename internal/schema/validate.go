@@ -9,7 +9,6 @@ import (
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
@@ -145,9 +144,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	if c.dropStatus {
 		delete(obj, "status")
 	}
-	if c.walks.defaults != nil {
-		structuraldefaulting.Default(obj, c.walks.defaults)
-	}
+	c.walks.defaulter.apply(obj)
 	errs = append(errs, validateOpenAPI(c.openapi, obj)...)
 	if c.walks.embedded {
 		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s, false)...)

@@ -38,7 +38,7 @@ func TestCutWalksAgree(t *testing.T) {
 	} {
 		nodes = append(nodes, yaml.MustParse(doc))
 	}
-	cut, compared := 0, 0
+	cut, compared, defaulted := 0, 0, 0
 	for _, n := range nodes {
 		obj, _ := toUnstructured(n.YNode())
 		m, ok := obj.(map[string]any)
@@ -65,6 +65,15 @@ func TestCutWalksAgree(t *testing.T) {
 			t.Errorf("%s %s: defaulting over the cut schema differs:\n full %v\n cut  %v", base.APIVersion, base.Kind, full, short)
 			continue
 		}
+		walked := runtime.DeepCopyJSON(m)
+		c.walks.defaulter.apply(walked)
+		if !reflect.DeepEqual(full, walked) {
+			t.Errorf("%s %s: the compiled defaulting walk differs from Default:\n Default %v\n walk    %v", base.APIVersion, base.Kind, full, walked)
+			continue
+		}
+		if !reflect.DeepEqual(full, m) {
+			defaulted++
+		}
 		want := structurallisttype.ValidateListSetsAndMaps(nil, c.structural, full)
 		var got []string
 		if c.walks.listSetsMaps != nil {
@@ -80,8 +89,8 @@ func TestCutWalksAgree(t *testing.T) {
 			t.Errorf("%s %s: list validation over the cut schema differs:\n full %q\n cut  %q", base.APIVersion, base.Kind, wantS, got)
 		}
 	}
-	if compared < 500 || cut == 0 {
-		t.Errorf("compared %d objects, %d with a cut schema: the test does not exercise the cut", compared, cut)
+	if compared < 500 || cut == 0 || defaulted < 100 {
+		t.Errorf("compared %d objects, %d with a cut schema, %d defaulted: the test does not exercise the cut or the defaults", compared, cut, defaulted)
 	}
 }
 
@@ -99,10 +108,15 @@ func TestCutKeepsPropertyNames(t *testing.T) {
 	}
 	full := map[string]any{"a": map[string]any{}, "b": map[string]any{}}
 	short := runtime.DeepCopyJSON(full)
+	walked := runtime.DeepCopyJSON(full)
 	structuraldefaulting.Default(full, s)
 	structuraldefaulting.Default(short, walksOf(s).defaults)
 	if !reflect.DeepEqual(full, short) {
 		t.Errorf("full %v, cut %v", full, short)
+	}
+	walksOf(s).defaulter.apply(walked)
+	if !reflect.DeepEqual(full, walked) {
+		t.Errorf("full %v, compiled walk %v", full, walked)
 	}
 	if full["b"].(map[string]any)["x"] != "d" {
 		t.Errorf("the test schema defaults nothing: %v", full)
