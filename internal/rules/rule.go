@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -208,6 +209,57 @@ func check(c *Context, r Rule) (fs []finding.Finding, panicked any) {
 		}
 	}()
 	return r.Check(c), nil
+}
+
+// parallelFrom is the number of objects from which PerObject spreads
+// them over every core: below it, starting goroutines costs more than
+// it saves.
+const parallelFrom = 64
+
+// PerObject runs check on each object and returns the findings in the
+// order of objs, as a loop over them would, on every core: a rule whose
+// objects are judged one by one (by the Argo Rollouts controller's
+// validation, say) does not hold up the end of Run on one core while the
+// others are done. check may read the Context (Index and Memo are safe
+// for concurrent use) but must not change anything shared. A panic in
+// check is raised again in the caller's goroutine, the first in object
+// order, so that Run reports it as the rule's.
+func PerObject(objs []*yaml.RNode, check func(*yaml.RNode) []finding.Finding) []finding.Finding {
+	workers := min(runtime.GOMAXPROCS(0), len(objs))
+	if len(objs) < parallelFrom || workers < 2 {
+		var out []finding.Finding
+		for _, o := range objs {
+			out = append(out, check(o)...)
+		}
+		return out
+	}
+	per := make([][]finding.Finding, len(objs))
+	panics := make([]any, len(objs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(objs) {
+					return
+				}
+				func() {
+					defer func() { panics[i] = recover() }()
+					per[i] = check(objs[i])
+				}()
+			}
+		})
+	}
+	wg.Wait()
+	var out []finding.Finding
+	for i := range objs {
+		if panics[i] != nil {
+			panic(panics[i])
+		}
+		out = append(out, per[i]...)
+	}
+	return out
 }
 
 // Ran lists the ids of the rules Run runs under cfg's severities, in

@@ -55,21 +55,21 @@ func UseControllerValidation(v ControllerValidation) { controllerValidation = v 
 // Without the validation linked, each Rollout gets an info finding that the
 // rule did not run: never a silent pass.
 func checkInvalidSpec(c *rules.Context) []finding.Finding {
-	var out []finding.Finding
 	find := func(group, kind, namespace, name string) *yaml.RNode {
 		return lookup(c, group, kind, namespace, name)
 	}
-	for _, ro := range rollouts(c) {
+	// Each Rollout is validated on its own, the costliest check of the
+	// family (~0.1 ms each): on every core.
+	return rules.PerObject(rollouts(c), func(ro *yaml.RNode) []finding.Finding {
 		if controllerValidation == nil {
-			out = append(out, manifest.Finding(ruleInvalidSpec, finding.SeverityInfo, ro, "", nil,
-				"not checked: rollout-invalid-spec did not run here; the Argo Rollouts %s controller's validation is linked into the kubectl-gate plugin only (run kubectl gate check on this render)", ControllerVersion))
-			continue
+			return []finding.Finding{manifest.Finding(ruleInvalidSpec, finding.SeverityInfo, ro, "", nil,
+				"not checked: rollout-invalid-spec did not run here; the Argo Rollouts %s controller's validation is linked into the kubectl-gate plugin only (run kubectl gate check on this render)", ControllerVersion)}
 		}
 		errs, err := controllerValidation(ro, find)
 		if err != nil {
-			out = append(out, unreadable(ruleInvalidSpec, ro, "", err))
-			continue
+			return []finding.Finding{unreadable(ruleInvalidSpec, ro, "", err)}
 		}
+		var out []finding.Finding
 		for _, e := range errs {
 			if covered(c, ro, e) {
 				continue
@@ -77,8 +77,8 @@ func checkInvalidSpec(c *rules.Context) []finding.Finding {
 			out = append(out, manifest.Finding(ruleInvalidSpec, finding.SeverityError, ro, e.Field, scalarValue(e.BadValue),
 				"%s", Message(e)))
 		}
-	}
-	return out
+		return out
+	})
 }
 
 // narrower are the controller's errors that a narrower rule of this

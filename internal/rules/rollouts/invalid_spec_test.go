@@ -2,6 +2,7 @@ package rollouts_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -386,5 +387,31 @@ func TestInvalidSpecDefersOnlyToARuleThatReports(t *testing.T) {
 		r, _ := all.Lookup("rollout-invalid-spec")
 		got := ruletest.Check(t, r, ruletest.Case{Input: stream, Config: cfg})
 		t.Run("rollout-service-selector "+tc.severity, func(t *testing.T) { ruletest.Expect(t, got, tc.want) })
+	}
+}
+
+// TestInvalidSpecManyRollouts: with enough Rollouts to be validated on
+// every core (rules.PerObject), the findings are those of each Rollout,
+// in input order; valid Rollouts between them give none.
+func TestInvalidSpecManyRollouts(t *testing.T) {
+	bad := readSpec(t, "canary-surge-zero.yaml")
+	good := strings.Replace(bad, "maxSurge: 0", "maxSurge: 1", 1)
+	var b strings.Builder
+	var want []string
+	for i := range 150 {
+		doc := good
+		if i%3 == 0 {
+			doc = bad
+			want = append(want, fmt.Sprintf("ns%d", i))
+		}
+		b.WriteString("---\n" + strings.Replace(doc, "namespace: shop", fmt.Sprintf("namespace: ns%d", i), 1))
+	}
+	got := checkRule(t, "rollout-invalid-spec", b.String())
+	var gotNS []string
+	for _, f := range got {
+		gotNS = append(gotNS, f.ResourceRef.Namespace)
+	}
+	if !slices.Equal(gotNS, want) {
+		t.Errorf("findings on %q,\nwant on %q", gotNS, want)
 	}
 }
