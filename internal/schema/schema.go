@@ -92,7 +92,7 @@ type Validator struct {
 	compiled map[string]*compiled // key "apiVersion/Kind" plus source
 
 	// lookups holds lookup's outcome per apiVersion and kind outside the
-	// render's CRDs (lookupKey → *lookupOutcome).
+	// render's CRDs (lookupKey → *lazyOutcome).
 	lookups sync.Map
 }
 

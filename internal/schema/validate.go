@@ -172,11 +172,22 @@ func (v *Validator) lookup(base Result, render map[string]*crdKind) (*compiled, 
 	// Everything else depends on the apiVersion and kind alone (and on what
 	// New loaded): found once per Validator, then one map read per object.
 	key := lookupKey{base.APIVersion, base.Kind}
+	// Resolved once per key, even when the workers meet the first objects
+	// of a kind at the same time: compiling a kind's schema (~5 ms) twice
+	// was wasted work at the start of every run.
 	o, ok := v.lookups.Load(key)
 	if !ok {
-		o, _ = v.lookups.LoadOrStore(key, v.resolveKind(key))
+		o, _ = v.lookups.LoadOrStore(key, &lazyOutcome{})
 	}
-	return o.(*lookupOutcome).results(base)
+	lazy := o.(*lazyOutcome)
+	lazy.once.Do(func() { lazy.outcome = v.resolveKind(key) })
+	return lazy.outcome.results(base)
+}
+
+// lazyOutcome is a lookupOutcome resolved on first use.
+type lazyOutcome struct {
+	once    sync.Once
+	outcome *lookupOutcome
 }
 
 // lookupKey is an object's apiVersion and kind.
@@ -335,29 +346,35 @@ func (v *Validator) custom(base Result, k *crdKind, version string, note func(ru
 }
 
 func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, error) {
-	key := "builtin:" + gv + "/" + kind
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if c, ok := v.compiled[key]; ok {
-		return c, nil
-	}
 	// What a built-in kind compiles to depends on the Kubernetes version
-	// alone: every unit of the run shares it (shared).
+	// alone: every unit of the run shares it (shared), compiled once. Kinds
+	// compile at the same time on different cores: the first objects of a
+	// render meet several kinds at once, and no lock is held while one
+	// compiles.
 	skey := "builtin:" + v.version + ":" + gv + "/" + kind
 	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if c, ok := shared.compiled[skey]; ok {
-		v.compiled[key] = c
-		return c, nil
+	e := shared.builtins[skey]
+	if e == nil {
+		e = &builtinOnce{}
+		shared.builtins[skey] = e
 	}
-	s, err := v.builtins.definition(info.Schema)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind, minorOf(v.version)), walks: walksOf(s)}
-	v.compiled[key] = c
-	shared.compiled[skey] = c
-	return c, nil
+	shared.mu.Unlock()
+	e.once.Do(func() {
+		s, err := v.builtins.definition(info.Schema)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.c = &compiled{structural: s, openapi: builtinValidator(s), namespaced: info.Namespaced, nameFn: builtinNameFn(gv, kind, minorOf(v.version)), walks: walksOf(s)}
+	})
+	return e.c, e.err
+}
+
+// builtinOnce is a built-in kind compiled once for the process.
+type builtinOnce struct {
+	once sync.Once
+	c    *compiled
+	err  error
 }
 
 // shared holds what validating needs that depends on the embedded data
@@ -369,10 +386,11 @@ func (v *Validator) compileBuiltin(gv, kind string, info kindInfo) (*compiled, e
 // may define the same kind differently.
 var shared = struct {
 	mu       sync.Mutex
-	compiled map[string]*compiled     // "builtin:VERSION:apiVersion/Kind", "crd:SOURCE:apiVersion/Kind"
+	builtins map[string]*builtinOnce  // "builtin:VERSION:apiVersion/Kind"
+	compiled map[string]*compiled     // "crd:SOURCE:apiVersion/Kind"
 	crds     map[string]sharedCRDKind // "group/Kind" of a built-in CRD
 	kinds    map[*crdKind]bool        // the kinds in crds
-}{compiled: map[string]*compiled{}, crds: map[string]sharedCRDKind{}, kinds: map[*crdKind]bool{}}
+}{builtins: map[string]*builtinOnce{}, compiled: map[string]*compiled{}, crds: map[string]sharedCRDKind{}, kinds: map[*crdKind]bool{}}
 
 type sharedCRDKind struct {
 	kind *crdKind
