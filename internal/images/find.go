@@ -2,8 +2,10 @@ package images
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -359,13 +361,18 @@ func Collect(resources []*yaml.RNode, extra []PodSpecPath, skip func(*yaml.RNode
 	// the right size: grown by append, the slice of a 10,000-object render
 	// allocated five times its final size.
 	found := make([][]Container, len(resources))
-	n := 0
-	for i, obj := range resources {
-		if skip != nil && skip(obj) {
-			continue
+	counts := inChunks(len(resources), func(lo, hi int) (n int) {
+		for i := lo; i < hi; i++ {
+			if obj := resources[i]; skip == nil || !skip(obj) {
+				found[i] = Find(obj, extra)
+				n += len(found[i])
+			}
 		}
-		found[i] = Find(obj, extra)
-		n += len(found[i])
+		return n
+	})
+	n := 0
+	for _, c := range counts {
+		n += c
 	}
 	if n == 0 {
 		return nil
@@ -380,6 +387,38 @@ func Collect(resources []*yaml.RNode, extra []PodSpecPath, skip func(*yaml.RNode
 				cache[c.Image] = p
 			}
 			out = append(out, Image{Obj: obj, Container: c, Ref: p.ref, Valid: p.ok})
+		}
+	}
+	return out
+}
+
+// chunkFrom is the number of objects from which inChunks spreads them
+// over the cores.
+const chunkFrom = 256
+
+// inChunks cuts 0…n into one contiguous range per core (one range below
+// chunkFrom objects) and runs fn on each at the same time, returning
+// what each returned. Collect's walk of a large render was one core's
+// work while rules that need its images waited. A panic in fn is raised
+// again in the caller's goroutine, the first in range order.
+func inChunks(n int, fn func(lo, hi int) int) []int {
+	parts := runtime.GOMAXPROCS(0)
+	if n < chunkFrom || parts < 2 {
+		return []int{fn(0, n)}
+	}
+	out := make([]int, parts)
+	panics := make([]any, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			defer func() { panics[p] = recover() }()
+			out[p] = fn(n*p/parts, n*(p+1)/parts)
+		})
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
 		}
 	}
 	return out
