@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
@@ -310,22 +310,42 @@ func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result,
 	// Objects are independent: validate them on every core, results kept in
 	// input order. Each worker converts its object and drops it after
 	// validation, so the JSON form of the whole render is never held at once.
+	// A few workers take the objects in turn rather than a goroutine each:
+	// converting and validating an object grows a goroutine's stack to
+	// tens of kilobytes, and a new goroutine per object grew (copied) its
+	// stack again each time, ~5% of a check's CPU.
 	per := make([][]Result, len(objs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, n := range objs {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return fmt.Errorf("validating: %w", err)
+	workers := min(runtime.GOMAXPROCS(0), len(objs))
+	panics := make([]any, workers)
+	var next atomic.Int64
+	var cut atomic.Bool
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			defer func() { panics[w] = recover() }()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(objs) {
+					return
+				}
+				if ctx.Err() != nil {
+					cut.Store(true)
+					return
+				}
+				obj, dups := toUnstructured(objs[i].YNode())
+				m, _ := obj.(map[string]any)
+				per[i] = v.validateOne(ctx, i, m, dups, render)
 			}
-			obj, dups := toUnstructured(n.YNode())
-			m, _ := obj.(map[string]any)
-			per[i] = v.validateOne(gctx, i, m, dups, render)
-			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p) // in the caller's goroutine: the rule's panic (rules.Run)
+		}
+	}
+	if cut.Load() {
+		return nil, fmt.Errorf("validating: %w", ctx.Err())
 	}
 	var out []Result
 	for _, rs := range per {

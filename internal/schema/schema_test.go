@@ -2,6 +2,8 @@ package schema
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,5 +181,26 @@ func TestVersions(t *testing.T) {
 	}
 	if _, err := New(Options{KubernetesVersion: "1.20"}); err == nil {
 		t.Error("1.20 accepted; want an error naming the embedded versions")
+	}
+}
+
+// TestValidateCancelled: a run whose context ends before every object was
+// validated is an error (no verdict), never a pass on the objects left.
+func TestValidateCancelled(t *testing.T) {
+	v, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*yaml.RNode
+	for i := range 50 {
+		objs = append(objs, yaml.MustParse(strings.Replace(deployment, "{name: web,", fmt.Sprintf("{name: web%d,", i), 1)))
+	}
+	if rs, err := v.Validate(context.Background(), objs); err != nil || len(rs) != 0 {
+		t.Fatalf("a live context: %v, %d results; want none", err, len(rs))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := v.Validate(ctx, objs); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "validating: ") {
+		t.Fatalf("a cancelled context: %v, want validating: context canceled", err)
 	}
 }
