@@ -5,10 +5,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -407,19 +407,9 @@ func inChunks(n int, fn func(lo, hi int) int) []int {
 		return []int{fn(0, n)}
 	}
 	out := make([]int, parts)
-	panics := make([]any, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() {
-			defer func() { panics[p] = recover() }()
-			out[p] = fn(n*p/parts, n*(p+1)/parts)
-		})
-	}
-	wg.Wait()
-	for _, p := range panics {
-		if p != nil {
-			panic(p)
-		}
-	}
+	workers.Each(parts, func(p int) bool {
+		out[p] = fn(n*p/parts, n*(p+1)/parts)
+		return true
+	})
 	return out
 }

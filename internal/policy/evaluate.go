@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +25,8 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/warning"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 )
 
 // Options tune an evaluation.
@@ -127,27 +128,38 @@ func evaluateRender(ctx context.Context, set *Set, fromRender bool, render []*ya
 	// in input order.
 	per := make([][]Result, len(render))
 	counts := make([]int, len(render))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, r := range render {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return fmt.Errorf("evaluate policies: %w", err)
+	errs := make([]error, len(render))
+	var failed atomic.Bool
+	workers.Each(len(render), func(i int) bool {
+		if err := ctx.Err(); err != nil {
+			errs[i] = fmt.Errorf("evaluate policies: %w", err)
+			failed.Store(true)
+			return false
+		}
+		u := held[i]
+		if u == nil {
+			var err error
+			if u, err = toUnstructured(render[i]); err != nil {
+				errs[i] = fmt.Errorf("read object %d of the render: %w", i, err)
+				failed.Store(true)
+				return false
 			}
-			u := held[i]
-			if u == nil {
-				var err error
-				if u, err = toUnstructured(r); err != nil {
-					return fmt.Errorf("read object %d of the render: %w", i, err)
-				}
+		}
+		per[i], counts[i], errs[i] = e.object(ctx, i, u)
+		if errs[i] != nil {
+			failed.Store(true)
+			return false
+		}
+		return true
+	})
+	if failed.Load() {
+		// The first object in input order that failed: the indexes below
+		// it were all taken, and finished, before the workers stopped.
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
 			}
-			res, n, err := e.object(gctx, i, u)
-			per[i], counts[i] = res, n
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+		}
 	}
 	rep := &Report{Results: e.static}
 	for i := range render {

@@ -2,9 +2,12 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
@@ -59,5 +62,31 @@ func TestExamplePolicies(t *testing.T) {
 				t.Errorf("%s-red denied %q, want one containing %q", name, denied, want)
 			}
 		}
+	}
+}
+
+// TestEvaluateCancelled: a run whose context ends before every object was
+// evaluated is an error (no verdict), never a report on the objects done.
+func TestEvaluateCancelled(t *testing.T) {
+	root := filepath.Join(testutil.Root(t), "examples", "policies")
+	set, err := LoadPaths([]string{filepath.Join(root, "vap")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.Kustomize(filepath.Join(root, "overlays", "no-latest-red"), render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*yaml.RNode
+	for range 100 { // enough objects for every worker
+		objs = append(objs, res.Resources...)
+	}
+	if _, err := Evaluate(context.Background(), set, objs, Options{}); err != nil {
+		t.Fatalf("a live context: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Evaluate(ctx, set, objs, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled context: %v, want context canceled", err)
 	}
 }

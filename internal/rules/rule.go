@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 )
 
 // Rule is one check. Check returns findings at the rule's default severity;
@@ -225,39 +225,20 @@ const parallelFrom = 64
 // check is raised again in the caller's goroutine, the first in object
 // order, so that Run reports it as the rule's.
 func PerObject(objs []*yaml.RNode, check func(*yaml.RNode) []finding.Finding) []finding.Finding {
-	workers := min(runtime.GOMAXPROCS(0), len(objs))
-	if len(objs) < parallelFrom || workers < 2 {
-		var out []finding.Finding
-		for _, o := range objs {
-			out = append(out, check(o)...)
-		}
-		return out
-	}
 	per := make([][]finding.Finding, len(objs))
-	panics := make([]any, len(objs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(objs) {
-					return
-				}
-				func() {
-					defer func() { panics[i] = recover() }()
-					per[i] = check(objs[i])
-				}()
-			}
+	if len(objs) < parallelFrom {
+		for i, o := range objs {
+			per[i] = check(o)
+		}
+	} else {
+		workers.Each(len(objs), func(i int) bool {
+			per[i] = check(objs[i])
+			return true
 		})
 	}
-	wg.Wait()
 	var out []finding.Finding
-	for i := range objs {
-		if panics[i] != nil {
-			panic(panics[i])
-		}
-		out = append(out, per[i]...)
+	for _, fs := range per {
+		out = append(out, fs...)
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +20,8 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 )
 
 // Rule ids of the results.
@@ -310,40 +311,18 @@ func (v *Validator) Validate(ctx context.Context, objs []*yaml.RNode) ([]Result,
 	// Objects are independent: validate them on every core, results kept in
 	// input order. Each worker converts its object and drops it after
 	// validation, so the JSON form of the whole render is never held at once.
-	// A few workers take the objects in turn rather than a goroutine each:
-	// converting and validating an object grows a goroutine's stack to
-	// tens of kilobytes, and a new goroutine per object grew (copied) its
-	// stack again each time, ~5% of a check's CPU.
 	per := make([][]Result, len(objs))
-	workers := min(runtime.GOMAXPROCS(0), len(objs))
-	panics := make([]any, workers)
-	var next atomic.Int64
 	var cut atomic.Bool
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			defer func() { panics[w] = recover() }()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(objs) {
-					return
-				}
-				if ctx.Err() != nil {
-					cut.Store(true)
-					return
-				}
-				obj, dups := toUnstructured(objs[i].YNode())
-				m, _ := obj.(map[string]any)
-				per[i] = v.validateOne(ctx, i, m, dups, render)
-			}
-		})
-	}
-	wg.Wait()
-	for _, p := range panics {
-		if p != nil {
-			panic(p) // in the caller's goroutine: the rule's panic (rules.Run)
+	workers.Each(len(objs), func(i int) bool {
+		if ctx.Err() != nil {
+			cut.Store(true)
+			return false
 		}
-	}
+		obj, dups := toUnstructured(objs[i].YNode())
+		m, _ := obj.(map[string]any)
+		per[i] = v.validateOne(ctx, i, m, dups, render)
+		return true
+	})
 	if cut.Load() {
 		return nil, fmt.Errorf("validating: %w", ctx.Err())
 	}
