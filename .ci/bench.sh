@@ -419,7 +419,8 @@ done
 # tag (every workload denied) and digest (all pass) variants.
 VAP=$ROOT/examples/policies/vap/require-pinned.yaml
 KYVERNO_POLICY=$ROOT/.ci/bench/kyverno/require-pinned.yaml
-policy_errors() { grep -c '^ERROR \[policy\]' "$W/$1.out" || true; }
+# Text output groups findings under their object, indented: "  ERROR [policy]: …".
+policy_errors() { grep -cE '^[[:space:]]*ERROR \[policy\]' "$W/$1.out" || true; }
 log "1c. kubectl-gate check --policy (VAP), tag and digest"
 run gate-policy 1 "$GATE" check -f "$W/render.yaml" --policy "$VAP"
 GP1=("$M_WALL" "$M_CPU" "$M_RSS")
