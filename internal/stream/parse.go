@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -74,21 +75,40 @@ func Parse(data []byte, path string) (_ []*yaml.RNode, err error) {
 			err = fmt.Errorf("parsing %s: the YAML reader failed: %v", path, r)
 		}
 	}()
-	docs, err := parseDocuments(data, path)
+	chunks, err := parseChunks(data, path)
 	if err != nil {
 		return nil, err
 	}
-	var out []*yaml.RNode
-	for i, d := range docs {
-		objs, err := objects(d)
-		if err != nil {
-			return nil, fmt.Errorf("parsing %s: document %d (counting from 1): %w", path, i+1, err)
+	// The first document that is no object decides, counted in the whole
+	// stream: every chunk before it parsed whole.
+	docs := 0
+	for _, c := range chunks {
+		if c.objErr != nil {
+			if c.panicked {
+				return nil, fmt.Errorf("parsing %s: the YAML reader failed: %v", path, c.objErr)
+			}
+			return nil, fmt.Errorf("parsing %s: document %d (counting from 1): %w", path, docs+c.objDoc+1, c.objErr)
 		}
-		out = append(out, objs...)
+		docs += c.docs
 	}
-	for i, n := range out {
-		yamlpath.SetAnnotation(n.YNode(), kioutil.PathAnnotation, path)
-		yamlpath.SetAnnotation(n.YNode(), kioutil.IndexAnnotation, strconv.Itoa(i))
+	// Each object carries the path and its index in the stream; the
+	// chunks are annotated on every core, as they were parsed.
+	base := make([]int, len(chunks))
+	n := 0
+	for i, c := range chunks {
+		base[i] = n
+		n += len(c.objs)
+	}
+	workers.Each(len(chunks), func(i int) bool {
+		for j, o := range chunks[i].objs {
+			yamlpath.SetAnnotation(o.YNode(), kioutil.PathAnnotation, path)
+			yamlpath.SetAnnotation(o.YNode(), kioutil.IndexAnnotation, strconv.Itoa(base[i]+j))
+		}
+		return true
+	})
+	out := make([]*yaml.RNode, 0, n)
+	for _, c := range chunks {
+		out = append(out, c.objs...)
 	}
 	return out, nil
 }
@@ -151,50 +171,92 @@ func kindOr(kind string) string {
 	return kind
 }
 
-// parseDocuments splits and parses a stream, concurrently for large streams,
-// keeping document order.
-func parseDocuments(data []byte, path string) ([]*yaml.RNode, error) {
-	chunks := [][]byte{data}
+// chunk is one piece of a stream, parsed on its own core: its objects
+// (documents checked, normalized and lists flattened by objects), how
+// many documents it held, and the first document that is no object.
+type chunk struct {
+	objs []*yaml.RNode
+	docs int
+	// objErr is why document objDoc (counting from 0 in the chunk) is
+	// no object; panicked says objects panicked on it.
+	objErr   error
+	objDoc   int
+	panicked bool
+}
+
+// parseChunks splits a large stream into chunks of whole documents and
+// parses and checks them concurrently (readDocuments, then objects on
+// each document), keeping document order. A YAML error in any chunk
+// decides before a document that is no object, as when the whole stream
+// was parsed before any document was checked.
+func parseChunks(data []byte, path string) ([]chunk, error) {
+	parts := [][]byte{data}
 	if len(data) > parallelAbove {
-		chunks = splitDocuments(data, runtime.GOMAXPROCS(0)*4)
-	}
-	if len(data) > parallelAbove {
+		parts = splitDocuments(data, runtime.GOMAXPROCS(0)*4)
 		defer pauseGC()()
 	}
-	results := make([][]*yaml.RNode, len(chunks))
-	errs := make([]error, len(chunks))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, c := range chunks {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
+	chunks := make([]chunk, len(parts))
+	errs := make([]error, len(parts))
+	// lines before each chunk: node lines count from the stream's start
+	offsets := make([]int, len(parts))
+	for i := 1; i < len(parts); i++ {
+		offsets[i] = offsets[i-1] + bytes.Count(parts[i-1], []byte("\n"))
+	}
+	workers.Each(len(parts), func(i int) bool {
+		var docs []*yaml.RNode
+		func() {
 			defer func() {
 				if r := recover(); r != nil {
 					errs[i] = fmt.Errorf("the YAML reader failed: %v", r)
 				}
-				<-sem
-				wg.Done()
 			}()
-			results[i], errs[i] = readDocuments(c)
+			docs, errs[i] = readDocuments(parts[i])
 		}()
-	}
-	wg.Wait()
-	var out []*yaml.RNode
-	offset := 0 // lines before the chunk: node lines count from the stream's start
-	for i := range chunks {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("parsing %s (the chunk from line %d): %w", path, offset+1, errs[i])
+			return true
 		}
-		if offset > 0 {
-			for _, n := range results[i] {
-				shiftLines(n.YNode(), offset)
+		if offsets[i] > 0 {
+			for _, n := range docs {
+				shiftLines(n.YNode(), offsets[i])
 			}
 		}
-		offset += bytes.Count(chunks[i], []byte("\n"))
-		out = append(out, results[i]...)
+		chunks[i] = checkDocuments(docs)
+		return true
+	})
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s (the chunk from line %d): %w", path, offsets[i]+1, err)
+		}
 	}
-	return out, nil
+	return chunks, nil
+}
+
+// checkDocuments turns a chunk's documents into objects, stopping at the
+// first that is none.
+func checkDocuments(docs []*yaml.RNode) (c chunk) {
+	c.docs = len(docs)
+	for i, d := range docs {
+		c.objDoc = i
+		objs, err := objectsGuarded(d, &c.panicked)
+		if err != nil {
+			c.objErr = err
+			c.objs = nil
+			return c
+		}
+		c.objs = append(c.objs, objs...)
+	}
+	return c
+}
+
+// objectsGuarded is objects, a panic made an error (panicked set).
+func objectsGuarded(d *yaml.RNode, panicked *bool) (_ []*yaml.RNode, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			*panicked = true
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return objects(d)
 }
 
 // gcPause counts the streams being read with the collector paused.

@@ -345,9 +345,40 @@ func TestPauseGCNests(t *testing.T) {
 		fmt.Fprintf(&big, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
 	}
 	for _, in := range []string{big.String(), big.String() + "---\n[unclosed\n"} {
-		_, err := parseDocuments([]byte(in), "big.yaml")
+		_, err := parseChunks([]byte(in), "big.yaml")
 		if p := gcPercent(); p != 150 {
 			t.Fatalf("after reading a large stream (err %v) GOGC is %d, want 150", err, p)
 		}
+	}
+}
+
+// A large stream is parsed and checked chunk by chunk on every core; what
+// it reports must be what one pass over the whole stream reports: the
+// document counted in the whole stream, and a YAML error anywhere before a
+// document that is no object.
+func TestParseLargeStreamErrorsAsOnePass(t *testing.T) {
+	var b strings.Builder
+	docs := 0
+	for b.Len() <= 3*parallelAbove {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", docs)
+		docs++
+	}
+	big := b.String()
+	noKind := "---\napiVersion: v1\nmetadata: {name: fragment}\n"
+	want := fmt.Sprintf("parsing big.yaml: document %d (counting from 1): not a Kubernetes object: it has no kind", docs+1)
+	_, err := Parse([]byte(big+noKind), "big.yaml")
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a fragment after %d objects: %v, want %q", docs, err, want)
+	}
+	// Two fragments in different chunks: the first in the stream decides.
+	_, err = Parse([]byte(big+noKind+big+noKind), "big.yaml")
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("two fragments: %v, want %q", err, want)
+	}
+	// The fragment in the first chunk, a YAML error in the last: the YAML
+	// error decides, as when every chunk was parsed before any was checked.
+	_, err = Parse([]byte(noKind+big+"---\n[unclosed\n"), "big.yaml")
+	if err == nil || !strings.Contains(err.Error(), "(the chunk from line") {
+		t.Errorf("a fragment first and a YAML error last: %v, want the YAML error", err)
 	}
 }
