@@ -2,12 +2,12 @@ package supervise_test
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise/child"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestWithoutCrashPipe starts the child as Windows must, with only the
@@ -52,22 +52,12 @@ func TestWithoutCrashPipe(t *testing.T) {
 		{"fatal", 2, "fatal error: concurrent map writes"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestWithoutCrashPipe$")
-			cmd.Env = append(os.Environ(), "SUPERVISE_TEST_NOPIPE="+tc.mode)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			if exit, ok := err.(*exec.ExitError); ok {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code, stderr := testutil.RunSelf(t, "TestWithoutCrashPipe", "SUPERVISE_TEST_NOPIPE="+tc.mode)
 			if code != tc.code {
-				t.Errorf("exit %d, want %d; stderr starts:\n%.2000s", code, tc.code, stderr.String())
+				t.Errorf("exit %d, want %d; stderr starts:\n%.2000s", code, tc.code, stderr)
 			}
-			if !strings.Contains(stderr.String(), tc.says) {
-				t.Errorf("stderr does not say %q:\n%.2000s", tc.says, stderr.String())
+			if !strings.Contains(stderr, tc.says) {
+				t.Errorf("stderr does not say %q:\n%.2000s", tc.says, stderr)
 			}
 		})
 	}

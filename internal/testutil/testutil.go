@@ -169,3 +169,23 @@ func Says(out, want string) bool {
 	}
 	return false
 }
+
+// RunSelf runs the test binary again with only the test named test
+// (-test.run=^test$) and env added to the environment, and returns its
+// exit code and standard error: how a test watches a process end (a
+// crash, a kill, a memory cap) that it cannot survive in its own. A
+// binary that cannot be started fails t.
+func RunSelf(t testing.TB, test string, env ...string) (code int, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return exit.ExitCode(), errOut.String()
+	} else if err != nil {
+		t.Fatalf("running %s again: %v", test, err)
+	}
+	return 0, errOut.String()
+}

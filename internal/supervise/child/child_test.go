@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestChildMemoryLimit: the child's Go memory limit is 80% of the cap, and
@@ -73,22 +74,12 @@ func TestEnds(t *testing.T) {
 		{mode: "memory", env: supervise.EnvMaxMemory + "=150000000", code: 3, says: "test: NO VERDICT: the run used more than 150000000 bytes of memory"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestEnds$")
-			cmd.Env = append(os.Environ(), "SUPERVISE_TEST_END="+tc.mode, tc.env)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			if exit, ok := err.(*exec.ExitError); ok {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code, stderr := testutil.RunSelf(t, "TestEnds", "SUPERVISE_TEST_END="+tc.mode, tc.env)
 			if code != tc.code {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, tail(stderr.String()))
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, tail(stderr))
 			}
-			if !strings.Contains(stderr.String(), tc.says) {
-				t.Errorf("stderr does not say %q:\n%s", tc.says, tail(stderr.String()))
+			if !strings.Contains(stderr, tc.says) {
+				t.Errorf("stderr does not say %q:\n%s", tc.says, tail(stderr))
 			}
 		})
 	}
