@@ -134,12 +134,19 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		}
 		c.Policy = fs
 	}
-	fs := rules.Run(c, all.Rules())
+	return finish(c, opts, nil), nil
+}
+
+// finish runs the rules on the render c holds (those of done already
+// judged, rules.RunWith), applies the run's exceptions and places each
+// finding in its source.
+func finish(c *rules.Context, opts Options, done map[string][]finding.Finding) *finding.Report {
+	fs := rules.RunWith(c, all.Rules(), done)
 	if opts.Waivers != nil {
-		fs = opts.Waivers.Apply(fs, waiver.Scope{Config: cfg, Resources: resources, Owners: opts.Owners, Fixed: Unwaivable, InTree: opts.InTree})
+		fs = opts.Waivers.Apply(fs, waiver.Scope{Config: c.Config, Resources: c.Resources, Owners: opts.Owners, Fixed: Unwaivable, InTree: opts.InTree})
 	}
-	placeInSource(fs, resources)
-	return &finding.Report{Findings: fs, Resources: c.Counted, RulesRun: rules.Ran(cfg, all.Rules())}, nil
+	placeInSource(fs, c.Resources)
+	return &finding.Report{Findings: fs, Resources: c.Counted, RulesRun: rules.Ran(c.Config, all.Rules())}
 }
 
 // Unwaivable reports whether a rule can never be waived nor baselined: its

@@ -52,9 +52,22 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 	if pin && s.o.Lock != nil {
 		unpinned = lockImages(u.checked(), spec)
 	}
-	rep, err := gate.Run(ctx, u.checked(), opts, deps)
-	if err != nil {
-		return nil, err
+	var rep *finding.Report
+	if st := u.streamed; st != nil {
+		u.streamed = nil
+		var ok bool
+		if rep, ok = st.Finish(u.checked(), opts); !ok {
+			// Copies of one object the released trees cannot compare.
+			if u.Resources, err = u.read.Again(); err != nil {
+				return nil, err
+			}
+		}
+		u.read = nil
+	}
+	if rep == nil {
+		if rep, err = gate.Run(ctx, u.checked(), opts, deps); err != nil {
+			return nil, err
+		}
 	}
 	if pin && s.o.Lock != nil {
 		sigs, _ := deps.Signatures.(*signatureCheck)

@@ -7,7 +7,9 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
@@ -90,6 +92,16 @@ func (s *session) fileUnits(ctx context.Context, helmCmd string, helmErr error, 
 		// -R: a nested kustomization root is rendered, not read raw
 		// (render.FilesAndRoots).
 		u.Resources, roots, u.Err = render.FilesAndRoots(s.in.Files, s.in.Stdin, true, max)
+	} else if st := s.streamedCheck(u); st != nil {
+		var read *render.Read
+		u.Resources, read, u.Err = render.FilesEach(s.in.Files, s.in.Stdin, max, st.Each)
+		switch {
+		case u.Err != nil:
+		case st.Whole():
+			u.Resources, u.Err = read.Again()
+		default:
+			u.streamed, u.read = st, read
+		}
 	} else {
 		u.Resources, u.Err = render.Files(s.in.Files, s.in.Stdin, false, max)
 	}
@@ -105,6 +117,28 @@ func (s *session) fileUnits(ctx context.Context, helmCmd string, helmErr error, 
 		units = append(units, k)
 	}
 	return units
+}
+
+// streamedCheck is the check of the -f unit as it is read
+// (gate.Streamed), or nil when this run checks it whole: it pins, renders
+// -R, reuses or prechecks renders, evaluates policies, or cannot tell its
+// config yet (check says why). An Argo CD or Flux object makes the
+// render one to check whole.
+func (s *session) streamedCheck(u *Unit) *gate.Streamed {
+	o := s.o
+	if !o.ReleaseRenders || o.Pin || o.Reuse != nil || o.Precheck != nil || s.in.Recursive {
+		return nil
+	}
+	spec, err := s.spec(u)
+	if err != nil || s.policies(spec) {
+		return nil
+	}
+	crds, err := crdsFor(spec)
+	if err != nil {
+		return nil
+	}
+	opts := gate.Options{Config: spec, CRDs: crds}
+	return gate.NewStreamed(opts, gate.Deps{}, func(r *yaml.RNode) bool { return !leaf([]*yaml.RNode{r}) })
 }
 
 // renderKustomization renders a -k directory; helmErr is why the helm

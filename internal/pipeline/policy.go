@@ -53,6 +53,12 @@ func (o *PolicyOptions) namespaceLabelMap() (map[string]map[string]string, error
 	return out, nil
 }
 
+// policies reports whether the run evaluates policies under spec.
+func (s *session) policies(spec *config.Spec) bool {
+	o := &s.o.Policy
+	return len(spec.Policies) > 0 || spec.PoliciesFromRender || len(o.KyvernoPolicies) > 0 || len(o.RegoDirs) > 0
+}
+
 // policyChecker builds the policy rule's checker for one unit: --policy and
 // spec.policies (relative to the config that names them), the render's own
 // policies with --policies-from-render, and the external tools. It returns
@@ -73,7 +79,7 @@ func (s *session) policyChecker(spec *config.Spec, u *Unit) (gate.PolicyChecker,
 		}
 		paths = append(paths, p)
 	}
-	if len(spec.Policies) == 0 && !spec.PoliciesFromRender && len(o.KyvernoPolicies) == 0 && len(o.RegoDirs) == 0 {
+	if !s.policies(spec) {
 		return nil, nil
 	}
 	labels, err := o.namespaceLabelMap()

@@ -62,6 +62,11 @@ type Unit struct {
 	printed  []byte
 	printErr error
 	kept     bool
+	// streamed judged the render as it was read and released objects of
+	// it (gate.Streamed); read is what was read, for a check that must
+	// be whole after all.
+	streamed *gate.Streamed
+	read     *render.Read
 }
 
 // Input names the unit as its findings' input does: "-k DIR", "-f FILE…",

@@ -30,24 +30,37 @@ var ReaderAnnotations = []string{kioutil.PathAnnotation, kioutil.IndexAnnotation
 // error naming it. Each input is read up to maxBytes (0:
 // stream.DefaultMaxBytes); a larger one is a *stream.TooLargeError.
 func Files(paths []string, stdin io.Reader, recursive bool, maxBytes int64) ([]*yaml.RNode, error) {
-	return readPaths(paths, stdin, recursive, maxBytes, nil)
+	r := &reader{stdin: stdin, recursive: recursive, maxBytes: maxBytes}
+	return r.paths(paths)
 }
 
-// FilesAndRoots is Files for -R -f: a subdirectory (never a given
-// directory itself) that is a kustomization root is not read raw but
-// returned in roots, for the caller to render with kustomize — as Flux's
-// kustomize-controller does with the kustomization it generates for a path
-// that has none, and as `kubectl apply -k` would.
-func FilesAndRoots(paths []string, stdin io.Reader, recursive bool, maxBytes int64) (nodes []*yaml.RNode, roots []string, err error) {
-	roots = []string{}
-	nodes, err = readPaths(paths, stdin, recursive, maxBytes, &roots)
-	return nodes, roots, err
+// FilesEach is Files for -f without -R, telling each of the objects as
+// they are read (stream.ParseEach), numbered across the files in the
+// order Files returns them.
+// Read keeps what was read, for Again.
+func FilesEach(paths []string, stdin io.Reader, maxBytes int64, each stream.Each) ([]*yaml.RNode, *Read, error) {
+	r := &reader{stdin: stdin, maxBytes: maxBytes, each: each, kept: &Read{}}
+	nodes, err := r.paths(paths)
+	return nodes, r.kept, err
 }
 
-func readPaths(paths []string, stdin io.Reader, recursive bool, maxBytes int64, roots *[]string) ([]*yaml.RNode, error) {
+// Read is what FilesEach read, file by file (stdin included), kept so
+// that it can be parsed again whole: the caller that released objects as
+// each judged them, and then finds it must judge the render whole.
+type Read struct {
+	inputs []readInput
+}
+
+type readInput struct {
+	data []byte
+	path string
+}
+
+// Again parses what was read once more, as Files would have returned it.
+func (r *Read) Again() ([]*yaml.RNode, error) {
 	var out []*yaml.RNode
-	for _, p := range paths {
-		nodes, err := readPath(p, stdin, recursive, maxBytes, roots)
+	for _, in := range r.inputs {
+		nodes, err := Parse(in.data, in.path)
 		if err != nil {
 			return nil, err
 		}
@@ -56,9 +69,44 @@ func readPaths(paths []string, stdin io.Reader, recursive bool, maxBytes int64, 
 	return out, nil
 }
 
-func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64, roots *[]string) ([]*yaml.RNode, error) {
+// FilesAndRoots is Files for -R -f: a subdirectory (never a given
+// directory itself) that is a kustomization root is not read raw but
+// returned in roots, for the caller to render with kustomize — as Flux's
+// kustomize-controller does with the kustomization it generates for a path
+// that has none, and as `kubectl apply -k` would.
+func FilesAndRoots(paths []string, stdin io.Reader, recursive bool, maxBytes int64) (nodes []*yaml.RNode, roots []string, err error) {
+	r := &reader{stdin: stdin, recursive: recursive, maxBytes: maxBytes, roots: &[]string{}}
+	nodes, err = r.paths(paths)
+	return nodes, *r.roots, err
+}
+
+// reader reads -f inputs; read counts the objects read so far, so that
+// each numbers them across files.
+type reader struct {
+	stdin     io.Reader
+	recursive bool
+	maxBytes  int64
+	roots     *[]string
+	each      stream.Each
+	read      int
+	kept      *Read // with each
+}
+
+func (r *reader) paths(paths []string) ([]*yaml.RNode, error) {
+	var out []*yaml.RNode
+	for _, p := range paths {
+		nodes, err := r.path(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+	}
+	return out, nil
+}
+
+func (r *reader) path(p string) ([]*yaml.RNode, error) {
 	if p == Stdin {
-		data, err := stream.ReadAll(stdin, maxBytes, "stdin")
+		data, err := stream.ReadAll(r.stdin, r.maxBytes, "stdin")
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +115,7 @@ func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64, roots *
 			// (kustomize build … | kubectl gate check -f -): no verdict.
 			return nil, fmt.Errorf("reading stdin: no input at all (did the command before the pipe fail?)")
 		}
-		return Parse(data, "<stdin>")
+		return r.parse(data, "<stdin>")
 	}
 	st, err := os.Stat(p)
 	if err != nil {
@@ -77,15 +125,15 @@ func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64, roots *
 		if IsKustomizationFile(p) {
 			return nil, kustomizationInput(p, filepath.Dir(p))
 		}
-		return readFile(p, maxBytes)
+		return r.file(p)
 	}
-	files, err := manifestFiles(p, recursive, roots)
+	files, err := manifestFiles(p, r.recursive, r.roots)
 	if err != nil {
 		return nil, err
 	}
 	var out []*yaml.RNode
 	for _, f := range files {
-		nodes, err := readFile(f, maxBytes)
+		nodes, err := r.file(f)
 		if err != nil {
 			return nil, err
 		}
@@ -94,17 +142,31 @@ func readPath(p string, stdin io.Reader, recursive bool, maxBytes int64, roots *
 	return out, nil
 }
 
-func readFile(path string, maxBytes int64) ([]*yaml.RNode, error) {
+func (r *reader) file(path string) ([]*yaml.RNode, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := stream.ReadAll(f, maxBytes, path)
+	data, err := stream.ReadAll(f, r.maxBytes, path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data, filepath.ToSlash(path))
+	return r.parse(data, filepath.ToSlash(path))
+}
+
+// parse is Parse, telling each of the objects (numbered from those read
+// before) when set.
+func (r *reader) parse(data []byte, path string) ([]*yaml.RNode, error) {
+	var each stream.Each
+	if r.each != nil {
+		base := r.read
+		each = func(first int, objs []*yaml.RNode) { r.each(base+first, objs) }
+		r.kept.inputs = append(r.kept.inputs, readInput{data, path})
+	}
+	nodes, err := parseEach(data, path, each)
+	r.read += len(nodes)
+	return nodes, err
 }
 
 // kustomizationFiles are the file names kustomize reads as a kustomization.

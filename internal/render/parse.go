@@ -17,7 +17,13 @@ import (
 // object: a *config.UsageError that points at -k. Objects get the given
 // path annotation.
 func Parse(data []byte, path string) ([]*yaml.RNode, error) {
-	nodes, err := stream.Parse(data, path)
+	return parseEach(data, path, nil)
+}
+
+// parseEach is Parse, telling each of the objects as they are read
+// (stream.ParseEach).
+func parseEach(data []byte, path string, each stream.Each) ([]*yaml.RNode, error) {
+	nodes, err := stream.ParseEach(data, path, each)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,22 @@ type Rule struct {
 	// never waivable whatever the rule (README "Waivers, baselines and
 	// pull requests").
 	Unwaivable bool
+	// PerObject marks a rule whose findings on a render are those it gives
+	// on each object alone, in the render's order: on a render cut in
+	// runs of objects, its findings are the runs' findings end to end. The
+	// streamed check (gate.Streamed) runs it on each run as the render is
+	// read, before the objects are released. It holds under the streamed
+	// check's conditions: the gate neither pins nor verifies, evaluates no
+	// policy, and the render holds no CRD.
+	PerObject bool
+	// Reads names the kinds of which a rule that is not PerObject reads
+	// more than apiVersion, kind and metadata (kind names, whatever the
+	// group), under the same conditions. The streamed check keeps those
+	// objects whole and releases the rest of every other object once the
+	// PerObject rules have judged it. nil means not said: every object is
+	// kept whole. Empty (non-nil): the rule reads no more than those three
+	// fields of any object. TestReadsHold holds each rule to it.
+	Reads []string
 	// Mutation says in a few words what selftest changes to make this rule
 	// fire; Mutants are those changes.
 	Mutation string
@@ -112,6 +128,11 @@ type Context struct {
 	// ran by the shell's policy checker.
 	Policy []finding.Finding
 
+	// Released holds the objects the streamed check released
+	// (manifest.Release) once the PerObject rules had judged them, with
+	// their content keys; nil when every object is whole.
+	Released map[*yaml.Node]manifest.ContentKey
+
 	indexOnce sync.Once
 	index     *manifest.Index
 	mu        sync.Mutex
@@ -163,12 +184,28 @@ func Memo[T any](c *Context, key string, build func() T) T {
 // caller's goroutine, as it did when rules ran one after another (the
 // first such rule in order).
 func Run(c *Context, all []Rule) []finding.Finding {
-	var todo []Rule
+	return RunWith(c, all, nil)
+}
+
+// Runs reports whether Run runs a rule under cfg: it has a Check, and is
+// not off (a rule that may be no verdict runs off too).
+func Runs(cfg *config.Spec, r Rule) bool {
+	return r.Check != nil && (cfg.Rules[r.ID] != finding.Off || r.NoVerdict || r.MayNoVerdict)
+}
+
+// RunWith is Run, with the findings of the rules in done already judged
+// (their Check not called again: the streamed check's PerObject rules,
+// judged as the render was read), put in their place as Run would.
+func RunWith(c *Context, all []Rule, done map[string][]finding.Finding) []finding.Finding {
+	var todo, ran []Rule
 	for _, r := range all {
-		if r.Check == nil || (c.Config.Rules[r.ID] == finding.Off && !r.NoVerdict && !r.MayNoVerdict) {
+		if !Runs(c.Config, r) {
 			continue
 		}
-		todo = append(todo, r)
+		ran = append(ran, r)
+		if _, ok := done[r.ID]; !ok {
+			todo = append(todo, r)
+		}
 	}
 	per := make([][]finding.Finding, len(todo))
 	panics := make([]any, len(todo))
@@ -188,11 +225,18 @@ func Run(c *Context, all []Rule) []finding.Finding {
 	close(next)
 	wg.Wait()
 	var out []finding.Finding
-	for i, r := range todo {
+	for i := range todo {
 		if panics[i] != nil {
 			panic(panics[i])
 		}
-		for _, f := range per[i] {
+	}
+	k := 0
+	for _, r := range ran {
+		fs, ok := done[r.ID]
+		if !ok {
+			fs, k = per[k], k+1
+		}
+		for _, f := range fs {
 			f.Rule = r.ID
 			f.NoVerdict = f.NoVerdict || r.NoVerdict
 			out = append(out, f)
@@ -249,7 +293,7 @@ func PerObject(objs []*yaml.RNode, check func(*yaml.RNode) []finding.Finding) []
 func Ran(cfg *config.Spec, all []Rule) []string {
 	var out []string
 	for _, r := range all {
-		if r.Check != nil && (cfg.Rules[r.ID] != finding.Off || r.NoVerdict || r.MayNoVerdict) {
+		if Runs(cfg, r) {
 			out = append(out, r.ID)
 		}
 	}

@@ -67,7 +67,26 @@ const parallelAbove = 256 << 10
 // list stands for its items (kind: List, DeploymentList, …; items that are
 // not a list of objects is an error, as in kubectl). Objects carry the path
 // and their index in it as annotations.
-func Parse(data []byte, path string) (_ []*yaml.RNode, err error) {
+func Parse(data []byte, path string) ([]*yaml.RNode, error) {
+	return ParseEach(data, path, nil)
+}
+
+// Each is told of the objects of a stream as they are read, a run of them
+// at a time, before the stream is read to its end: objs are the stream's
+// objects first … first+len(objs)-1, annotated as [Parse] annotates them.
+// Runs come from several goroutines at once and in no set order; each
+// object is in exactly one run. Each must not panic (a panic would be
+// taken for the YAML reader's), and the runs it is told of may be of a
+// stream that turns out not to parse.
+type Each func(first int, objs []*yaml.RNode)
+
+// ParseEach is [Parse], telling each of the objects as they are read: a
+// caller that judges objects one by one does so while the rest of the
+// stream is read, and may release what it no longer needs of them before
+// the stream is whole (the gate's streamed check). The stream is read in
+// smaller chunks, with the collector running, so that what each releases
+// is freed as the reading goes on. nil each is Parse.
+func ParseEach(data []byte, path string, each Each) (_ []*yaml.RNode, err error) {
 	defer func() {
 		// The YAML reader has panicked on hostile input before (a document
 		// that is a bare list); no input may crash the gate.
@@ -75,7 +94,7 @@ func Parse(data []byte, path string) (_ []*yaml.RNode, err error) {
 			err = fmt.Errorf("parsing %s: the YAML reader failed: %v", path, r)
 		}
 	}()
-	chunks, err := parseChunks(data, path)
+	chunks, err := parseChunks(data, path, each)
 	if err != nil {
 		return nil, err
 	}
@@ -92,25 +111,34 @@ func Parse(data []byte, path string) (_ []*yaml.RNode, err error) {
 		docs += c.docs
 	}
 	// Each object carries the path and its index in the stream; the
-	// chunks are annotated on every core, as they were parsed.
+	// chunks are annotated on every core, as they were parsed (with each,
+	// already as each was told of them).
 	base := make([]int, len(chunks))
 	n := 0
 	for i, c := range chunks {
 		base[i] = n
 		n += len(c.objs)
 	}
-	workers.Each(len(chunks), func(i int) bool {
-		for j, o := range chunks[i].objs {
-			yamlpath.SetAnnotation(o.YNode(), kioutil.PathAnnotation, path)
-			yamlpath.SetAnnotation(o.YNode(), kioutil.IndexAnnotation, strconv.Itoa(base[i]+j))
-		}
-		return true
-	})
+	if each == nil {
+		workers.Each(len(chunks), func(i int) bool {
+			annotate(chunks[i].objs, path, base[i])
+			return true
+		})
+	}
 	out := make([]*yaml.RNode, 0, n)
 	for _, c := range chunks {
 		out = append(out, c.objs...)
 	}
 	return out, nil
+}
+
+// annotate gives objects, the stream's first … first+len(objs)-1, its
+// path and their index.
+func annotate(objs []*yaml.RNode, path string, first int) {
+	for j, o := range objs {
+		yamlpath.SetAnnotation(o.YNode(), kioutil.PathAnnotation, path)
+		yamlpath.SetAnnotation(o.YNode(), kioutil.IndexAnnotation, strconv.Itoa(first+j))
+	}
 }
 
 // objects checks one document and flattens a list object into its items.
@@ -189,13 +217,33 @@ type chunk struct {
 // each document), keeping document order. A YAML error in any chunk
 // decides before a document that is no object, as when the whole stream
 // was parsed before any document was checked.
-func parseChunks(data []byte, path string) ([]chunk, error) {
+//
+// With each, the stream is cut in chunks of about eachChunkBytes and the
+// collector keeps running; once a chunk's objects are checked and the
+// chunks before it have counted theirs, its objects are annotated and
+// each is told of them.
+func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 	parts := [][]byte{data}
-	if len(data) > parallelAbove {
+	switch {
+	case each != nil && len(data) > eachChunkBytes:
+		parts = splitDocuments(data, max(runtime.GOMAXPROCS(0)*4, len(data)/eachChunkBytes))
+	case each == nil && len(data) > parallelAbove:
 		parts = splitDocuments(data, runtime.GOMAXPROCS(0)*4)
 		defer pauseGC()()
 	}
 	chunks := make([]chunk, len(parts))
+	// counted[i] is closed once counts[i] holds chunk i's objects, or -1
+	// when it holds none (a YAML error, a document that is no object):
+	// then no chunk after it is told of.
+	var counts []int
+	var counted []chan struct{}
+	if each != nil {
+		counts = make([]int, len(parts))
+		counted = make([]chan struct{}, len(parts))
+		for i := range counted {
+			counted[i] = make(chan struct{})
+		}
+	}
 	errs := make([]error, len(parts))
 	// lines before each chunk: node lines count from the stream's start
 	offsets := make([]int, len(parts))
@@ -212,15 +260,17 @@ func parseChunks(data []byte, path string) ([]chunk, error) {
 			}()
 			docs, errs[i] = readDocuments(parts[i])
 		}()
-		if errs[i] != nil {
-			return true
-		}
-		if offsets[i] > 0 {
-			for _, n := range docs {
-				shiftLines(n.YNode(), offsets[i])
+		if errs[i] == nil {
+			if offsets[i] > 0 {
+				for _, n := range docs {
+					shiftLines(n.YNode(), offsets[i])
+				}
 			}
+			chunks[i] = checkDocuments(docs)
 		}
-		chunks[i] = checkDocuments(docs)
+		if each != nil {
+			tell(each, path, chunks, errs, counts, counted, i)
+		}
 		return true
 	})
 	for i, err := range errs {
@@ -229,6 +279,36 @@ func parseChunks(data []byte, path string) ([]chunk, error) {
 		}
 	}
 	return chunks, nil
+}
+
+// eachChunkBytes is about how much of a stream ParseEach reads before it
+// tells of the objects read: small enough that the objects being read are
+// a small part of a large render, large enough that a chunk's work
+// dwarfs its cost.
+const eachChunkBytes = 64 << 10
+
+// tell publishes chunk i's count, waits for the counts of the chunks
+// before it (taken earlier, so never waiting on one not yet begun), and
+// tells each of its objects, annotated, unless a chunk up to it failed.
+func tell(each Each, path string, chunks []chunk, errs []error, counts []int, counted []chan struct{}, i int) {
+	counts[i] = len(chunks[i].objs)
+	if errs[i] != nil || chunks[i].objErr != nil {
+		counts[i] = -1
+	}
+	close(counted[i])
+	first := 0
+	for j := range i {
+		<-counted[j]
+		if counts[j] < 0 {
+			return
+		}
+		first += counts[j]
+	}
+	if counts[i] <= 0 {
+		return
+	}
+	annotate(chunks[i].objs, path, first)
+	each(first, chunks[i].objs)
 }
 
 // checkDocuments turns a chunk's documents into objects, stopping at the

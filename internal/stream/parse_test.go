@@ -345,7 +345,7 @@ func TestPauseGCNests(t *testing.T) {
 		fmt.Fprintf(&big, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
 	}
 	for _, in := range []string{big.String(), big.String() + "---\n[unclosed\n"} {
-		_, err := parseChunks([]byte(in), "big.yaml")
+		_, err := parseChunks([]byte(in), "big.yaml", nil)
 		if p := gcPercent(); p != 150 {
 			t.Fatalf("after reading a large stream (err %v) GOGC is %d, want 150", err, p)
 		}

@@ -45,3 +45,7 @@ func rendered(resources []*yaml.RNode, apps []argo.AppSource, fn func(app *yaml.
 func appRenders(c *rules.Context) argo.Renders {
 	return rules.Memo(c, "argocd-app-renders", func() argo.Renders { return argo.IndexRenders(c.Apps) })
 }
+
+// reads are the kinds the Argo CD rules read beyond metadata (Rule.Reads):
+// Argo CD's own objects, and argocd-cm, a ConfigMap.
+var reads = []string{"Application", "ApplicationSet", "AppProject", "ConfigMap"}

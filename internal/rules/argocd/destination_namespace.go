@@ -15,6 +15,7 @@ var DestinationNamespace = rules.Rule{
 	Outage:   "the sync goes green and nothing lands where expected (argo-cd#2280)",
 	Fix:      "set spec.destination.namespace to the namespace the source's objects render into (or set their namespace in the source)",
 	Mutation: "change the destination namespace",
+	Reads:    reads,
 	Check:    checkDestinationNamespace,
 	Mutants: []rules.Mutant{
 		{Name: "change the destination namespace", Apply: moveDestination, NeedsApps: true},

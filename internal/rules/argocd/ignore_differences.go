@@ -18,6 +18,7 @@ var IgnoreDifferences = rules.Rule{
 	Outage:   "a hand edit or a wrong image drifts in the cluster while Argo CD shows Synced",
 	Fix:      "name a kind and a narrow path (a field, not /spec or a whole object), or add the pointer to argocd.ignoreDifferencesAllowed in the trusted config; never trust a human field manager",
 	Mutation: "widen an ignoreDifferences pointer to /spec",
+	Reads:    reads,
 	Check:    checkIgnoreDifferences,
 	Mutants: []rules.Mutant{
 		{Name: "widen an ignoreDifferences pointer to /spec", Apply: rules.OnResources(widenIgnoreDifferences)},

@@ -15,6 +15,7 @@ var SharedObject = rules.Rule{
 	Doc:    "two Applications or Flux Kustomizations/HelmReleases for the same destination cluster render the same object (group, kind, namespace with the destination namespace applied, name): an error naming both owners and sources; a warning when both renders of it are identical",
 	Outage: "each sync overwrites the other owner's version (Argo CD's SharedResourceWarning), so the object flips between two contents and pruning one app deletes what the other runs",
 	Fix:    "give the object one owner: remove it from one of the two sources, or split it into two objects with different names or namespaces",
+	Reads:  reads,
 	Check:  checkSharedObject,
 }
 

@@ -15,6 +15,7 @@ var SourceEmpty = rules.Rule{
 	Outage:   "an Application with nothing to manage syncs green (and, with prune, deletes what it ran)",
 	Fix:      "fix the source path, or remove the Application if it has nothing to deploy",
 	Mutation: "empty an Application's source",
+	Reads:    reads,
 	Check:    checkSourceEmpty,
 	Mutants: []rules.Mutant{
 		{Name: "empty an Application's source", Apply: emptySource, NeedsApps: true},

@@ -14,6 +14,7 @@ var SourceNotRendered = rules.Rule{
 	Doc:    "an Application's source was not rendered, so nothing it deploys was checked (a Helm chart, a plugin, another repository, an ApplicationSet, or no --apps-root): no verdict, exit 3, unless the Application is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over an Application whose manifests nobody looked at",
 	Fix:    "render the source: run with --apps-root (and --repo-url when the checkout's remote differs), vendor the chart, or take the Application out of scope with --exclude-app NAME / spec.argocd.exclude (listed in every report)",
+	Reads:  reads,
 	Check:  checkSourceNotRendered,
 }
 

@@ -21,6 +21,7 @@ var NotRendered = rules.Rule{
 	Doc:    "a Flux Kustomization or HelmRelease was not rendered, so nothing it deploys was checked (no --apps-root): no verdict, exit 3, unless it is excluded (spec.argocd.exclude, --exclude-app), which every report lists",
 	Outage: "a green gate over a Flux repository whose manifests nobody looked at",
 	Fix:    "run with --apps-root and -R so the GitRepository is in the input, or take the object out of scope with --exclude-app NAME / spec.argocd.exclude (listed in every report)",
+	Reads:  reads,
 	Check:  checkNotRendered,
 }
 
@@ -55,3 +56,6 @@ func checkNotRendered(c *rules.Context) []finding.Finding {
 	}
 	return out
 }
+
+// reads are the kinds the Flux rules read beyond metadata (Rule.Reads).
+var reads = []string{"Kustomization", "HelmRelease"}

@@ -21,6 +21,7 @@ var TargetNamespace = rules.Rule{
 	Outage:   "kustomize-controller fails the whole apply (\"namespace not specified\", fluxcd/flux2#4301), or the objects land outside the namespace the Kustomization names",
 	Fix:      "set spec.targetNamespace to the namespace the path's objects render into, or give those objects a namespace",
 	Mutation: "change the targetNamespace",
+	Reads:    reads,
 	Check:    checkTargetNamespace,
 	Mutants: []rules.Mutant{
 		{Name: "change the targetNamespace", Apply: moveTarget, NeedsApps: true},

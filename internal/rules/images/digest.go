@@ -10,11 +10,12 @@ import (
 // Digest fires on an image that is not pinned by digest.
 var Digest = rules.Rule{
 	ID: "image-digest", Default: finding.SeverityError, Family: "images",
-	Doc:      "an image has no @sha256: digest (a tag, :latest, or no tag at all); nginx:1.27@sha256:… passes",
-	Outage:   "a tag moves after the gate passed, and the cluster runs something nobody checked",
-	Fix:      "pin the image to a digest: kubectl gate pin --write-kustomization DIR, or a Pin transformer in the kustomization, or images: with a digest: in the overlay",
-	Mutation: "replace a digest by :latest",
-	Check:    checkImageDigest,
+	Doc:       "an image has no @sha256: digest (a tag, :latest, or no tag at all); nginx:1.27@sha256:… passes",
+	Outage:    "a tag moves after the gate passed, and the cluster runs something nobody checked",
+	Fix:       "pin the image to a digest: kubectl gate pin --write-kustomization DIR, or a Pin transformer in the kustomization, or images: with a digest: in the overlay",
+	Mutation:  "replace a digest by :latest",
+	PerObject: true,
+	Check:     checkImageDigest,
 	Mutants: []rules.Mutant{
 		{Name: "replace a digest by :latest", Apply: rewriteFirstImage(func(r images.Ref) string {
 			return repoOf(r) + ":latest"

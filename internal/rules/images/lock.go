@@ -20,6 +20,7 @@ var Lock = rules.Rule{
 	Outage:   "a digest nobody resolved or verified reaches the cluster: a hand-edited pin, a tag moved behind the lock's back",
 	Fix:      "pin again and commit the lock with the render: kubectl gate pin --write-lock FILE (with --key or --certificate-identity to verify signers); or set the image back to the digest the lock holds",
 	Mutation: "change a locked image's digest",
+	Reads:    []string{imagelock.Kind},
 	Check:    checkImageLock,
 	Mutants: []rules.Mutant{
 		{Name: "pin a locked image to another digest", Apply: lockedOnly(rewriteFirstImage(func(r images.Ref) string {
@@ -34,6 +35,7 @@ var LockUnused = rules.Rule{
 	Doc:    "an image lock entry names an image and digest no image of the render uses",
 	Outage: "a stale lock keeps approving a digest the render stopped using, so its return would pass unseen",
 	Fix:    "pin again with --write-lock, which writes only the images the render uses, or delete the entry",
+	Reads:  []string{imagelock.Kind},
 	Check:  checkImageLockUnused,
 }
 

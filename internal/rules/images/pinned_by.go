@@ -10,11 +10,12 @@ import (
 // PinnedBy fires on workloads the Pin transformer did not stamp (--require-pinned-by).
 var PinnedBy = rules.Rule{
 	ID: "image-pinned-by", Default: finding.SeverityError, Family: "images",
-	Doc:      "--require-pinned-by: a workload lacks the kubectl-gate.dev/pinned stamp of the Pin transformer (the KRM step did not run)",
-	Outage:   "exec functions are skipped silently without --enable-exec, and an unpinned render ships",
-	Fix:      "list the Pin transformer last under transformers: and build with --enable-alpha-plugins --enable-exec, or pin with kubectl gate pin --write-kustomization",
-	Mutation: "remove the pinned stamp",
-	Check:    checkPinnedBy,
+	Doc:       "--require-pinned-by: a workload lacks the kubectl-gate.dev/pinned stamp of the Pin transformer (the KRM step did not run)",
+	Outage:    "exec functions are skipped silently without --enable-exec, and an unpinned render ships",
+	Fix:       "list the Pin transformer last under transformers: and build with --enable-alpha-plugins --enable-exec, or pin with kubectl gate pin --write-kustomization",
+	Mutation:  "remove the pinned stamp",
+	PerObject: true,
+	Check:     checkPinnedBy,
 	Mutants: []rules.Mutant{
 		{Name: "remove the Pin transformer's stamp", Apply: rules.OnResources(removeStamp)},
 	},

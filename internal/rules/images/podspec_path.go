@@ -19,6 +19,7 @@ var PodSpecPath = rules.Rule{
 	Outage:   "a pod spec the gate was told to read is never read, and its images pass unseen",
 	Fix:      "correct the images.podSpecPaths entry: the kind and a path that exists in those objects, with [] after each list",
 	Mutation: "point a configured pod spec path at a key the objects lack",
+	Reads:    []string{},
 	Check:    checkPodSpecPaths,
 }
 

@@ -13,11 +13,12 @@ import (
 // Registry fires on images from registries outside images.allowedRegistries.
 var Registry = rules.Rule{
 	ID: "image-registry", Default: finding.SeverityError, Family: "images",
-	Doc:      "images.allowedRegistries is set and an image comes from another registry",
-	Outage:   "an image from an unvetted registry reaches production",
-	Fix:      "take the image from an allowed registry (or a mirror of it), or add its registry to images.allowedRegistries in the trusted config",
-	Mutation: "move an image to another registry",
-	Check:    checkImageRegistry,
+	Doc:       "images.allowedRegistries is set and an image comes from another registry",
+	Outage:    "an image from an unvetted registry reaches production",
+	Fix:       "take the image from an allowed registry (or a mirror of it), or add its registry to images.allowedRegistries in the trusted config",
+	Mutation:  "move an image to another registry",
+	PerObject: true,
+	Check:     checkImageRegistry,
 	Mutants: []rules.Mutant{
 		{Name: "move an image to another registry", Apply: rules.OnResources(func(rs []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool) {
 			if len(cfg.Images.AllowedRegistries) == 0 {

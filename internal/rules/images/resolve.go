@@ -17,6 +17,7 @@ var Resolve = rules.Rule{
 	Outage:   "a digest that does not exist fails at pull time, mid-rollout",
 	Fix:      "make the registry reachable and the reference exist (credentials: docker config, --pull-secrets-from; plain HTTP: --insecure-registry), then run again; it cannot be waived",
 	Mutation: "point a digest at an image the registry does not hold",
+	Reads:    []string{},
 	Check:    checkImageResolve,
 	Mutants: []rules.Mutant{
 		{Name: "pin an image to a digest the registry does not hold", Apply: verifyOnly(rewriteFirstImage(func(r images.Ref) string {

@@ -14,6 +14,7 @@ var Signature = rules.Rule{
 	Outage:   "an image nobody you trust built reaches the cluster: a compromised registry account, a typo-squatted repository, a digest copied from another image",
 	Fix:      "sign the digest with an allowed signer (cosign sign --key KEY IMAGE@DIGEST, or keyless in CI with the allowed identity) and attach the attestations asked for, or deploy a digest that is signed; if the signer changed, add its key or identity to the trusted config",
 	Mutation: "deploy a digest signed by no allowed signer",
+	Reads:    []string{},
 	Check:    checkImageSignature,
 }
 

@@ -13,6 +13,7 @@ var Stale = rules.Rule{
 	Outage:   "the pinned digest is no longer what the tag means: a fix or a CVE patch is not deployed",
 	Fix:      "re-run kubectl gate pin to take the digest the tag means now, or keep the old digest on purpose and set the rule to off for this input",
 	Mutation: "pin a digest other than the tag's",
+	Reads:    []string{},
 	Check:    checkImageStale,
 }
 

@@ -19,6 +19,7 @@ var Policy = rules.Rule{
 	Outage:   "the API server rejects the deploy half-way, or a policy tool's red lines scroll past in a pipeline that stays green",
 	Fix:      "change the object so the policy admits it (the message is the policy's), or, if the policy is wrong, fix the policy in the same review",
 	Mutation: "unpin an image, drop resource limits, let a blue/green promote itself",
+	Reads:    []string{},
 	Check:    func(c *rules.Context) []finding.Finding { return c.Policy },
 	Mutants: []rules.Mutant{
 		{Name: "replace an image digest with :latest", Apply: rules.OnResources(unpin)},

@@ -18,6 +18,7 @@ var Count = rules.Rule{
 	Outage:   "a refactor silently drops or duplicates objects",
 	Fix:      "make the render hold the expected objects, or update --expect-resources / render.expectResources to the new count in the same change",
 	Mutation: "drop one object",
+	Reads:    []string{},
 	Check:    checkCount,
 	Mutants: []rules.Mutant{
 		{Name: "drop one object", Apply: rules.OnResources(func(rs []*yaml.RNode, cfg *config.Spec) ([]*yaml.RNode, bool) {

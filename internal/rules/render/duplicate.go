@@ -19,6 +19,7 @@ var Duplicate = rules.Rule{
 	Outage:   "a second copy of an object (a duplicated manifest, two copies in one -f stream; the same object rendered by two Applications is app-shared-object) silently replaces the one that was checked and reviewed",
 	Fix:      "keep one copy of the object: remove the duplicated manifest, or remove the second copy from the stream",
 	Mutation: "add a second copy of an object with a changed label",
+	Reads:    []string{},
 	Check:    checkDuplicate,
 	Mutants: []rules.Mutant{
 		{Name: "add a second copy of an object with a changed label", Apply: rules.OnResources(func(res []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {
@@ -43,10 +44,31 @@ type identity struct {
 }
 
 func checkDuplicate(c *rules.Context) []finding.Finding {
-	first := map[identity]*yaml.RNode{}
-	scope := argo.NewScopeOf(c.Resources)
 	var out []finding.Finding
-	for _, r := range c.Resources {
+	for _, d := range Duplicates(c.Resources) {
+		prev, r := d[0], d[1]
+		same := "an identical copy"
+		if !identical(c, prev, r) {
+			same = "a different copy: this one replaces it when applied"
+		}
+		where := ""
+		if f := manifest.SourceFile(prev); f != nil && f.Path != "" {
+			where = " (from " + f.Path + ")"
+		}
+		out = append(out, manifest.Finding("render-duplicate", finding.SeverityError, r, "", nil,
+			"the render already holds this object%s; %s", where, same))
+	}
+	return out
+}
+
+// Duplicates returns each object that repeats one before it in resources,
+// with that first one (first, repeat), in order: local config and objects
+// without a name do not count.
+func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
+	first := map[identity]*yaml.RNode{}
+	scope := argo.NewScopeOf(resources)
+	var out [][2]*yaml.RNode
+	for _, r := range resources {
 		if manifest.IsLocalConfig(r) || manifest.Name(r) == "" {
 			continue
 		}
@@ -61,23 +83,32 @@ func checkDuplicate(c *rules.Context) []finding.Finding {
 			ns = ""
 		}
 		id := identity{group, manifest.Kind(r), ns, manifest.Name(r)}
-		prev, seen := first[id]
-		if !seen {
-			first[id] = r
+		if prev, seen := first[id]; seen {
+			out = append(out, [2]*yaml.RNode{prev, r})
 			continue
 		}
-		same := "an identical copy"
-		if content(prev) != content(r) {
-			same = "a different copy: this one replaces it when applied"
-		}
-		where := ""
-		if f := manifest.SourceFile(prev); f != nil && f.Path != "" {
-			where = " (from " + f.Path + ")"
-		}
-		out = append(out, manifest.Finding("render-duplicate", finding.SeverityError, r, "", nil,
-			"the render already holds this object%s; %s", where, same))
+		first[id] = r
 	}
 	return out
+}
+
+// identical reports whether two copies print the same. A copy the
+// streamed check released is judged by its content key (Context.Released);
+// that check makes sure released copies that differ in key do not reach
+// here (Identical).
+func identical(c *rules.Context, a, b *yaml.RNode) bool {
+	ka, ra := c.Released[a.YNode()]
+	kb, rb := c.Released[b.YNode()]
+	if !ra && !rb {
+		return content(a) == content(b)
+	}
+	if !ra {
+		ka = manifest.ContentKeyOf(a)
+	}
+	if !rb {
+		kb = manifest.ContentKeyOf(b)
+	}
+	return ka == kb
 }
 
 // content is an object without the annotations readers and renderers add

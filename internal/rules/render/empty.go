@@ -17,6 +17,7 @@ var Empty = rules.Rule{
 	Outage:   "an overlay that renders nothing syncs green and deploys nothing (or prunes everything)",
 	Fix:      "fix the path or the kustomization so it renders objects (kubectl gate check -k DIR -v shows what was read), or lower render.minResources when empty is intended",
 	Mutation: "empty the render",
+	Reads:    []string{},
 	Check:    checkEmpty,
 	Mutants: []rules.Mutant{
 		{Name: "empty the render", Apply: rules.OnResources(func(_ []*yaml.RNode, _ *config.Spec) ([]*yaml.RNode, bool) {

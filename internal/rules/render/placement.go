@@ -13,5 +13,6 @@ var Placement = rules.Rule{
 	Outage:   "a misplaced gate deletes the whole render or checks the base instead of what is applied",
 	Fix:      "list a Gate under validators: and a Pin last under transformers: of the top-level kustomization (the one you build), not in a base",
 	Mutation: "move the Gate under transformers:",
+	Reads:    []string{},
 	Check:    func(c *rules.Context) []finding.Finding { return c.Placement },
 }

@@ -13,6 +13,7 @@ var CanaryServices = rules.Rule{
 	Outage:   "the controller marks the Rollout InvalidSpec mid-deploy, or canary and stable get the same traffic and the canary is never really tested",
 	Fix:      "give canaryService and stableService two different Services of the render, in the Rollout's namespace, named by this Rollout only",
 	Mutation: "point canaryService at stableService",
+	Reads:    reads,
 	Check:    checkCanaryServices,
 	Mutants: []rules.Mutant{
 		{Name: "point canaryService at stableService", Apply: rules.OnResources(onCanary(canaryAtStable))},

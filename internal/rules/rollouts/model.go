@@ -153,3 +153,13 @@ func podLabels(c *rules.Context, ro *yaml.RNode) (labels map[string]string, from
 	}
 	return labels, from, true
 }
+
+// reads are the kinds the rollout rules read beyond metadata (Rule.Reads):
+// the Rollouts, what they name (Services, workloads, analysis, traffic
+// routers) and the Experiments that run analyses.
+var reads = []string{
+	"Rollout", "Experiment", "AnalysisTemplate", "ClusterAnalysisTemplate",
+	"Deployment", "ReplicaSet", "PodTemplate",
+	kindIngress.kind, kindService.kind, kindVirtualService.kind, kindDestRule.kind,
+	kindTraefik.kind, kindApisix.kind, kindMapping.kind, kindHTTPRoute.kind,
+}

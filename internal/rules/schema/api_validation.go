@@ -20,10 +20,11 @@ import (
 // severity apart from schema's.
 var APIValidation = rules.Rule{
 	ID: engine.RuleAPIValidation, Default: finding.SeverityError, Family: "schema",
-	Doc:      "a built-in object the API server's own validation of its kind rejects on create, after the schema passed (k8s.io/kubernetes' Validate… of the target release, after its decoding, defaulting and conversion): a selector that does not match the template, no containers, a request above its limit, a quantity like 1Gb, an enum value like imagePullPolicy: Sometimes, a port out of range, duplicate container names or ports, a bad probe, label or annotation syntax; a webhook configuration the API server refuses; a CustomResourceDefinition whose CEL rules do not compile or exceed the cost budget, and a ValidatingAdmissionPolicy whose expressions do not compile (whatever its failurePolicy); with the API server's field path and message. Validated as a cluster started with --allow-privileged=true, as production clusters are",
-	Outage:   "Argo CD syncs, the API server refuses the object half-way, and the sync goes red in production instead of in the pull request",
-	Fix:      "correct the field the message names, as the API server says (its field path and message are in the finding); run kubectl apply --dry-run=server against a test cluster to confirm",
-	Mutation: "make a Deployment's selector miss its template labels; add an invalid imagePullPolicy",
+	Doc:       "a built-in object the API server's own validation of its kind rejects on create, after the schema passed (k8s.io/kubernetes' Validate… of the target release, after its decoding, defaulting and conversion): a selector that does not match the template, no containers, a request above its limit, a quantity like 1Gb, an enum value like imagePullPolicy: Sometimes, a port out of range, duplicate container names or ports, a bad probe, label or annotation syntax; a webhook configuration the API server refuses; a CustomResourceDefinition whose CEL rules do not compile or exceed the cost budget, and a ValidatingAdmissionPolicy whose expressions do not compile (whatever its failurePolicy); with the API server's field path and message. Validated as a cluster started with --allow-privileged=true, as production clusters are",
+	Outage:    "Argo CD syncs, the API server refuses the object half-way, and the sync goes red in production instead of in the pull request",
+	Fix:       "correct the field the message names, as the API server says (its field path and message are in the finding); run kubectl apply --dry-run=server against a test cluster to confirm",
+	Mutation:  "make a Deployment's selector miss its template labels; add an invalid imagePullPolicy",
+	PerObject: true,
 	Check: func(c *rules.Context) []finding.Finding {
 		return findings(c, engine.RuleAPIValidation, finding.SeverityError)
 	},

@@ -12,10 +12,11 @@ import (
 // Deprecated fires for an apiVersion the target version deprecates.
 var Deprecated = rules.Rule{
 	ID: engine.RuleAPIDeprecated, Default: finding.SeverityWarning, Family: "schema",
-	Doc:      "an apiVersion the target Kubernetes version still serves but has deprecated, with the release that removes it and the replacement; for CRDs, a version marked deprecated",
-	Outage:   "the next cluster upgrade removes the API and the sync breaks",
-	Fix:      "move the object to the replacement apiVersion named in the finding before the cluster upgrade",
-	Mutation: "add a v1 Endpoints object (deprecated since 1.33)",
+	Doc:       "an apiVersion the target Kubernetes version still serves but has deprecated, with the release that removes it and the replacement; for CRDs, a version marked deprecated",
+	Outage:    "the next cluster upgrade removes the API and the sync breaks",
+	Fix:       "move the object to the replacement apiVersion named in the finding before the cluster upgrade",
+	Mutation:  "add a v1 Endpoints object (deprecated since 1.33)",
+	PerObject: true,
 	Check: func(c *rules.Context) []finding.Finding {
 		return findings(c, engine.RuleAPIDeprecated, finding.SeverityWarning)
 	},

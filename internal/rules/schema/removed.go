@@ -12,10 +12,11 @@ import (
 // Removed fires for an apiVersion the target version no longer serves.
 var Removed = rules.Rule{
 	ID: engine.RuleAPIRemoved, Default: finding.SeverityError, Family: "schema",
-	Doc:      "an apiVersion the target Kubernetes version no longer serves, naming the release that removed it and the replacement (from k8s.io/api's lifecycle data)",
-	Outage:   "a chart still on extensions/v1beta1 or policy/v1beta1 breaks the sync right after a cluster upgrade",
-	Fix:      "move the object to the replacement apiVersion named in the finding (kubectl convert, or the chart's newer version), or target an older --kubernetes-version if the cluster really runs one",
-	Mutation: "move a Deployment to extensions/v1beta1",
+	Doc:       "an apiVersion the target Kubernetes version no longer serves, naming the release that removed it and the replacement (from k8s.io/api's lifecycle data)",
+	Outage:    "a chart still on extensions/v1beta1 or policy/v1beta1 breaks the sync right after a cluster upgrade",
+	Fix:       "move the object to the replacement apiVersion named in the finding (kubectl convert, or the chart's newer version), or target an older --kubernetes-version if the cluster really runs one",
+	Mutation:  "move a Deployment to extensions/v1beta1",
+	PerObject: true,
 	Check: func(c *rules.Context) []finding.Finding {
 		return findings(c, engine.RuleAPIRemoved, finding.SeverityError)
 	},

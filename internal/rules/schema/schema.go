@@ -12,11 +12,12 @@ import (
 // Schema validates every object against its schema like a strict create.
 var Schema = rules.Rule{
 	ID: engine.RuleSchema, Default: finding.SeverityError, Family: "schema",
-	Doc:      "an object the API server would reject on a strict create: unknown or duplicate field, wrong type, missing required field, enum, format, CRD CEL rule (schema.kubernetesVersion picks the target)",
-	Outage:   "a typo like `replica: 3` or a Certificate without issuerRef syncs, then fails in the cluster or silently does nothing",
-	Fix:      "correct the field the finding names (its path and the API server's message); kubectl explain KIND.FIELD shows the expected shape",
-	Mutation: "add an unknown field; set a wrong type; break a CRD's CEL rule",
-	Check:    func(c *rules.Context) []finding.Finding { return findings(c, engine.RuleSchema, finding.SeverityError) },
+	Doc:       "an object the API server would reject on a strict create: unknown or duplicate field, wrong type, missing required field, enum, format, CRD CEL rule (schema.kubernetesVersion picks the target)",
+	Outage:    "a typo like `replica: 3` or a Certificate without issuerRef syncs, then fails in the cluster or silently does nothing",
+	Fix:       "correct the field the finding names (its path and the API server's message); kubectl explain KIND.FIELD shows the expected shape",
+	Mutation:  "add an unknown field; set a wrong type; break a CRD's CEL rule",
+	PerObject: true,
+	Check:     func(c *rules.Context) []finding.Finding { return findings(c, engine.RuleSchema, finding.SeverityError) },
 	Mutants: []rules.Mutant{
 		{Name: "add an unknown field to the first object's spec", Apply: rules.OnResources(addUnknownField)},
 		{Name: "give the first object's metadata.labels a wrong type", Apply: rules.OnResources(wrongType)},

@@ -1,0 +1,96 @@
+package manifest
+
+import (
+	"hash/maphash"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Release drops what an object holds beyond apiVersion, kind and metadata,
+// in place: the node stays the object (every pointer to it stays valid),
+// its other fields are left to the collector. The streamed check releases
+// an object once the rules that judge objects one by one have, unless a
+// rule that reads the whole render reads its kind (rules.Rule.Reads).
+func Release(r *yaml.RNode) {
+	n := r.YNode()
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	kept := make([]*yaml.Node, 0, 6)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "apiVersion", "kind", "metadata":
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+	}
+	n.Content = kept
+}
+
+// ContentKey is a digest of an object as the cluster would receive it from
+// this render, the annotations readers and renderers add left out (any key
+// holding "config.kubernetes.io/", any internal.kubectl-gate.dev/ one): two
+// objects with equal keys print the same, so a released object can still
+// be told an identical copy of another (render-duplicate). Equal keys mean
+// equal trees; trees that differ only in how a value is written (quotes, a
+// tag) print the same but have different keys.
+// Keys are compared only between copies of one object, so 64 bits make a
+// false "identical" a chance of one in 2^64 per pair.
+type ContentKey uint64
+
+// contentSeed is the process's hash seed: keys compare within a run.
+var contentSeed = maphash.MakeSeed()
+
+// ContentKeyOf returns r's ContentKey.
+func ContentKeyOf(r *yaml.RNode) ContentKey {
+	var h maphash.Hash
+	h.SetSeed(contentSeed)
+	hashNode(&h, r.YNode(), 0)
+	return ContentKey(h.Sum64())
+}
+
+// hashNode writes n and what it holds; depth 0 is the object, 1 its
+// top-level values, 2 metadata's: metadata.annotations drops the added
+// annotations.
+func hashNode(h *maphash.Hash, n *yaml.Node, depth int) {
+	var head [2]byte
+	head[0], head[1] = byte(n.Kind), byte(n.Style)
+	_, _ = h.Write(head[:])
+	for _, s := range [...]string{n.Tag, n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment} {
+		_, _ = h.WriteString(s)
+		_ = h.WriteByte(0)
+	}
+	if n.Alias != nil {
+		_ = h.WriteByte(1)
+		hashNode(h, n.Alias, -1)
+	}
+	_ = h.WriteByte(byte(len(n.Content)))
+	for i := 0; i < len(n.Content); i++ {
+		c := n.Content[i]
+		if n.Kind == yaml.MappingNode && i+1 < len(n.Content) {
+			if depth == 2 && addedAnnotation(c.Value) {
+				i++
+				continue
+			}
+			next := -1
+			switch {
+			case depth == 0 && c.Value == "metadata":
+				next = 1
+			case depth == 1 && c.Value == "annotations":
+				next = 2
+			}
+			hashNode(h, c, -1)
+			hashNode(h, n.Content[i+1], next)
+			i++
+			continue
+		}
+		hashNode(h, c, -1)
+	}
+	_ = h.WriteByte(2)
+}
+
+// addedAnnotation reports the annotations readers and renderers add,
+// which an object's content leaves out.
+func addedAnnotation(key string) bool {
+	return strings.Contains(key, "config.kubernetes.io/") || strings.HasPrefix(key, "internal.kubectl-gate.dev/")
+}
