@@ -37,8 +37,9 @@ type Streamed struct {
 	opts  Options
 	cfg   *config.Spec
 	per   []rules.Rule
-	keep  map[string]bool // kinds kept whole; nil: every kind
+	keep  map[string]bool // kinds, and Kind/name, kept whole; nil: every object
 	whole func(*yaml.RNode) bool
+	run   *rules.Context // what every run's context shares (rules.RunMemo)
 
 	mu       sync.Mutex
 	runs     []streamedRun
@@ -76,7 +77,8 @@ func NewStreamed(opts Options, deps Deps, whole func(*yaml.RNode) bool) *Streame
 		cfg.Images.Lock != nil || len(images.ConfiguredPaths(cfg)) > 0 || len(opts.Apps) > 0 || opts.Shared != nil {
 		return nil
 	}
-	s := &Streamed{opts: opts, cfg: cfg, whole: whole, keep: map[string]bool{}, released: map[*yaml.Node]manifest.ContentKey{}}
+	s := &Streamed{opts: opts, cfg: cfg, whole: whole, keep: map[string]bool{}, released: map[*yaml.Node]manifest.ContentKey{},
+		run: &rules.Context{Config: cfg, CRDs: opts.CRDs}}
 	for _, r := range all.Rules() {
 		switch {
 		case !rules.Runs(cfg, r):
@@ -116,7 +118,7 @@ func (s *Streamed) Each(first int, objs []*yaml.RNode) {
 	}
 	run := streamedRun{first: first, findings: make([][]finding.Finding, len(s.per))}
 	if !fallback {
-		c := &rules.Context{Resources: objs, Config: s.cfg, CRDs: s.opts.CRDs}
+		c := &rules.Context{Resources: objs, Config: s.cfg, CRDs: s.opts.CRDs, Run: s.run}
 		for i, r := range s.per {
 			run.findings[i] = r.Check(c)
 			for _, f := range run.findings[i] {
@@ -131,7 +133,7 @@ func (s *Streamed) Each(first int, objs []*yaml.RNode) {
 	released := map[*yaml.Node]manifest.ContentKey{}
 	if !fallback && s.keep != nil {
 		for _, r := range objs {
-			if s.keep[manifest.Kind(r)] || manifest.IsLocalConfig(r) {
+			if kind := manifest.Kind(r); s.keep[kind] || s.keep[kind+"/"+manifest.Name(r)] || manifest.IsLocalConfig(r) {
 				continue
 			}
 			released[r.YNode()] = manifest.ContentKeyOf(r)

@@ -39,7 +39,7 @@ func Files(paths []string, stdin io.Reader, recursive bool, maxBytes int64) ([]*
 // order Files returns them.
 // Read keeps what was read, for Again.
 func FilesEach(paths []string, stdin io.Reader, maxBytes int64, each stream.Each) ([]*yaml.RNode, *Read, error) {
-	r := &reader{stdin: stdin, maxBytes: maxBytes, each: each, kept: &Read{}}
+	r := &reader{stdin: stdin, maxBytes: maxBytes, each: each, kept: &Read{maxBytes: maxBytes}}
 	nodes, err := r.paths(paths)
 	return nodes, r.kept, err
 }
@@ -48,19 +48,36 @@ func FilesEach(paths []string, stdin io.Reader, maxBytes int64, each stream.Each
 // that it can be parsed again whole: the caller that released objects as
 // each judged them, and then finds it must judge the render whole.
 type Read struct {
-	inputs []readInput
+	inputs   []readInput
+	maxBytes int64
 }
 
+// readInput is one file read, or stdin's bytes (file "").
 type readInput struct {
 	data []byte
 	path string
+	file string
 }
 
-// Again parses what was read once more, as Files would have returned it.
+// Again parses what was read once more, as Files would have returned it:
+// the files read again (their bytes are not kept, a large render's
+// memory being the point of releasing objects), stdin from its bytes.
 func (r *Read) Again() ([]*yaml.RNode, error) {
 	var out []*yaml.RNode
 	for _, in := range r.inputs {
-		nodes, err := Parse(in.data, in.path)
+		data := in.data
+		if in.file != "" {
+			f, err := os.Open(in.file)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", in.file, err)
+			}
+			data, err = stream.ReadAll(f, r.maxBytes, in.file)
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		nodes, err := Parse(data, in.path)
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +132,9 @@ func (r *reader) path(p string) ([]*yaml.RNode, error) {
 			// (kustomize build … | kubectl gate check -f -): no verdict.
 			return nil, fmt.Errorf("reading stdin: no input at all (did the command before the pipe fail?)")
 		}
+		if r.kept != nil {
+			r.kept.inputs = append(r.kept.inputs, readInput{data: data, path: "<stdin>"})
+		}
 		return r.parse(data, "<stdin>")
 	}
 	st, err := os.Stat(p)
@@ -152,6 +172,9 @@ func (r *reader) file(path string) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.kept != nil {
+		r.kept.inputs = append(r.kept.inputs, readInput{path: filepath.ToSlash(path), file: path})
+	}
 	return r.parse(data, filepath.ToSlash(path))
 }
 
@@ -162,7 +185,6 @@ func (r *reader) parse(data []byte, path string) ([]*yaml.RNode, error) {
 	if r.each != nil {
 		base := r.read
 		each = func(first int, objs []*yaml.RNode) { r.each(base+first, objs) }
-		r.kept.inputs = append(r.kept.inputs, readInput{data, path})
 	}
 	nodes, err := parseEach(data, path, each)
 	r.read += len(nodes)

@@ -58,7 +58,8 @@ type Rule struct {
 	PerObject bool
 	// Reads names the kinds of which a rule that is not PerObject reads
 	// more than apiVersion, kind and metadata (kind names, whatever the
-	// group), under the same conditions. The streamed check keeps those
+	// group; "Kind/name" for the objects of that name only), under the
+	// same conditions. The streamed check keeps those
 	// objects whole and releases the rest of every other object once the
 	// PerObject rules have judged it. nil means not said: every object is
 	// kept whole. Empty (non-nil): the rule reads no more than those three
@@ -128,6 +129,9 @@ type Context struct {
 	// ran by the shell's policy checker.
 	Policy []finding.Finding
 
+	// Run is the context of the whole render this one holds a run of
+	// objects of (the streamed check's), for RunMemo; nil: this one.
+	Run *Context
 	// Released holds the objects the streamed check released
 	// (manifest.Release) once the PerObject rules had judged them, with
 	// their content keys; nil when every object is whole.
@@ -171,6 +175,16 @@ func Memo[T any](c *Context, key string, build func() T) T {
 	c.mu.Unlock()
 	m.once.Do(func() { m.v = build() })
 	return m.v.(T)
+}
+
+// RunMemo is Memo on the context of the whole render (Context.Run): a
+// value that depends on the configuration alone (a validator), built once
+// for every run of objects a streamed check judges.
+func RunMemo[T any](c *Context, key string, build func() T) T {
+	if c.Run != nil {
+		c = c.Run
+	}
+	return Memo(c, key, build)
 }
 
 // Run runs every rule with a Check that the configuration does not turn

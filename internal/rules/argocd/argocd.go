@@ -47,5 +47,6 @@ func appRenders(c *rules.Context) argo.Renders {
 }
 
 // reads are the kinds the Argo CD rules read beyond metadata (Rule.Reads):
-// Argo CD's own objects, and argocd-cm, a ConfigMap.
-var reads = []string{"Application", "ApplicationSet", "AppProject", "ConfigMap"}
+// Argo CD's own objects, argocd-operator's ArgoCD and the argocd-cm
+// ConfigMap, which hold ignoreDifferences.
+var reads = []string{"Application", "ApplicationSet", "AppProject", "ArgoCD", "ConfigMap/argocd-cm"}

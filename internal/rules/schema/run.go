@@ -18,6 +18,25 @@ type outcome struct {
 
 func validate(c *rules.Context) outcome {
 	return rules.Memo(c, "schema", func() outcome {
+		v, err := validator(c)
+		if err != nil {
+			return outcome{err: err}
+		}
+		rs, err := v.Validate(context.Background(), c.Resources)
+		return outcome{results: rs, err: err}
+	})
+}
+
+// validatorOf is New's answer, shared by every run of objects of a
+// streamed check (rules.RunMemo): a validator learns each kind once.
+type validatorOf struct {
+	v   *engine.Validator
+	err error
+}
+
+// validator is the validator the configuration asks for.
+func validator(c *rules.Context) (*engine.Validator, error) {
+	o := rules.RunMemo(c, "schema/validator", func() validatorOf {
 		v, err := engine.New(engine.Options{
 			KubernetesVersion: c.Config.Schema.KubernetesVersion,
 			CRDs:              c.CRDs,
@@ -28,12 +47,9 @@ func validate(c *rules.Context) outcome {
 			// rules share this pass; its results would be dropped).
 			SkipAPIValidation: c.Config.Rules[engine.RuleAPIValidation] == finding.Off,
 		})
-		if err != nil {
-			return outcome{err: err}
-		}
-		rs, err := v.Validate(context.Background(), c.Resources)
-		return outcome{results: rs, err: err}
+		return validatorOf{v, err}
 	})
+	return o.v, o.err
 }
 
 // family lists the rules that share the pass: the first of them that is on
