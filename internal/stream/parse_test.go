@@ -10,7 +10,9 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -380,5 +382,66 @@ func TestParseLargeStreamErrorsAsOnePass(t *testing.T) {
 	_, err = Parse([]byte(noKind+big+"---\n[unclosed\n"), "big.yaml")
 	if err == nil || !strings.Contains(err.Error(), "(the chunk from line") {
 		t.Errorf("a fragment first and a YAML error last: %v, want the YAML error", err)
+	}
+}
+
+// ParseEach returns what Parse returns, and tells each of every object
+// once, annotated, numbered in the stream, while the stream is read: in
+// many runs for a large stream (lists flattened across them), in one for
+// a small one. A stream that does not parse gives Parse's error.
+func TestParseEachAsParse(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() <= 5*eachChunkBytes; i++ {
+		if i%97 == 0 {
+			fmt.Fprintf(&b, "---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l%da}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l%db}}\n", i, i)
+			continue
+		}
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: &d {a: b}\nmore: *d\n", i)
+	}
+	big := b.String()
+	for _, in := range []string{agree["DeploymentList"] + "---\n" + agree["JSON"], big} {
+		want, err := Parse([]byte(in), "x.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		told := make([]*yaml.RNode, len(want))
+		runs := 0
+		got, err := ParseEach([]byte(in), "x.yaml", func(first int, objs []*yaml.RNode) {
+			mu.Lock()
+			defer mu.Unlock()
+			runs++
+			for j, o := range objs {
+				if told[first+j] != nil {
+					t.Errorf("object %d told twice", first+j)
+				}
+				told[first+j] = o
+				if a := o.GetAnnotations(); a[kioutil.PathAnnotation] != "x.yaml" || a[kioutil.IndexAnnotation] != strconv.Itoa(first+j) {
+					t.Errorf("object %d told with annotations %v", first+j, a)
+				}
+			}
+		})
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%d objects, %v; Parse: %d", len(got), err, len(want))
+		}
+		for i := range want {
+			if got[i].MustString() != want[i].MustString() || got[i].YNode().Line != want[i].YNode().Line {
+				t.Fatalf("object %d: ParseEach\n%s\nParse\n%s", i, got[i].MustString(), want[i].MustString())
+			}
+			if told[i] != got[i] {
+				t.Fatalf("object %d: not told, or told another node", i)
+			}
+		}
+		if len(in) > eachChunkBytes && runs < 5 {
+			t.Errorf("%d bytes told in %d runs: not as it was read", len(in), runs)
+		}
+	}
+	// Errors are Parse's, wherever they are.
+	for _, in := range []string{big + "---\napiVersion: v1\nmetadata: {name: fragment}\n" + big, big + "---\n[unclosed\n", "---\n[unclosed\n" + big} {
+		_, want := Parse([]byte(in), "x.yaml")
+		_, got := ParseEach([]byte(in), "x.yaml", func(int, []*yaml.RNode) {})
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("ParseEach error %v, Parse error %v", got, want)
+		}
 	}
 }
