@@ -188,7 +188,7 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 	if s.panicked != nil {
 		panic(s.panicked.value)
 	}
-	if s.fallback || !s.identicalCopies(resources) {
+	if s.fallback || !renderrules.Comparable(resources, s.released) {
 		return nil, false
 	}
 	sort.Slice(s.runs, func(i, j int) bool { return s.runs[i].first < s.runs[j].first })
@@ -204,32 +204,6 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 	c := s.context(resources)
 	c.Released = s.released
 	return finish(c, opts, done), true
-}
-
-// identicalCopies reports whether every object repeated in the render
-// (render-duplicate) can be told an identical or a different copy with
-// what was kept: two whole copies always can, and so can copies with the
-// same content key; copies that differ in key and were released might
-// still print the same (a value quoted in one and not the other), which
-// only their whole trees tell.
-func (s *Streamed) identicalCopies(resources []*yaml.RNode) bool {
-	for _, d := range renderrules.Duplicates(resources) {
-		ka, ra := s.released[d[0].YNode()]
-		kb, rb := s.released[d[1].YNode()]
-		if !ra && !rb {
-			continue
-		}
-		if !ra {
-			ka = manifest.ContentKeyOf(d[0])
-		}
-		if !rb {
-			kb = manifest.ContentKeyOf(d[1])
-		}
-		if ka != kb {
-			return false
-		}
-	}
-	return true
 }
 
 // context is the rules' view of a render under the streamed check's

@@ -31,9 +31,11 @@ func Release(r *yaml.RNode) {
 // this render, the annotations readers and renderers add left out (any key
 // holding "config.kubernetes.io/", any internal.kubectl-gate.dev/ one): two
 // objects with equal keys print the same, so a released object can still
-// be told an identical copy of another (render-duplicate). Equal keys mean
-// equal trees; trees that differ only in how a value is written (quotes, a
-// tag) print the same but have different keys.
+// be told an identical copy of another (render-duplicate). The key is of
+// the tree as the printer reads it, so trees that print the same have
+// equal keys in all but odd cases (a value that needs quotes, written
+// plain in one and quoted in the other): those, rules/render.Comparable
+// finds.
 // Keys are compared only between copies of one object, so 64 bits make a
 // false "identical" a chance of one in 2^64 per pair.
 type ContentKey uint64
@@ -56,13 +58,15 @@ func hashNode(h *maphash.Hash, n *yaml.Node, depth int) {
 	var head [2]byte
 	head[0], head[1] = byte(n.Kind), byte(n.Style)
 	_, _ = h.Write(head[:])
-	for _, s := range [...]string{n.Tag, n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment} {
+	// What the printer prints: the tag as it resolves (a key a transformer
+	// added untagged prints as a parsed one), an alias by its name, no
+	// children of a scalar.
+	for _, s := range [...]string{n.ShortTag(), n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment} {
 		_, _ = h.WriteString(s)
 		_ = h.WriteByte(0)
 	}
-	if n.Alias != nil {
-		_ = h.WriteByte(1)
-		hashNode(h, n.Alias, -1)
+	if n.Kind == yaml.ScalarNode || n.Kind == yaml.AliasNode {
+		return
 	}
 	_ = h.WriteByte(byte(len(n.Content)))
 	for i := 0; i < len(n.Content); i++ {

@@ -1,7 +1,6 @@
 package all_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -12,9 +11,11 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
-var update = flag.Bool("update", false, "regenerate internal/config/ruleids.go from the rule list")
+// update (-update) regenerates internal/config/ruleids.go from the rule list.
+var update = testutil.Update
 
 // TestRulesAreListedInOrder: families in rules.Families order, ids sorted
 // within a family, no duplicates. The README table, SARIF and selftest rows

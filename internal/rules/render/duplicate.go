@@ -92,10 +92,35 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 	return out
 }
 
+// Comparable reports whether every object repeated in resources can be
+// told an identical or a different copy although the objects of released
+// are released: two whole copies always can, and so can copies with equal
+// content keys; copies that differ in key, one of them released, may still
+// print the same, which only their whole trees tell. The streamed check
+// checks a render that is not comparable whole.
+func Comparable(resources []*yaml.RNode, released map[*yaml.Node]manifest.ContentKey) bool {
+	for _, d := range Duplicates(resources) {
+		ka, ra := released[d[0].YNode()]
+		kb, rb := released[d[1].YNode()]
+		if !ra && !rb {
+			continue
+		}
+		if !ra {
+			ka = manifest.ContentKeyOf(d[0])
+		}
+		if !rb {
+			kb = manifest.ContentKeyOf(d[1])
+		}
+		if ka != kb {
+			return false
+		}
+	}
+	return true
+}
+
 // identical reports whether two copies print the same. A copy the
-// streamed check released is judged by its content key (Context.Released);
-// that check makes sure released copies that differ in key do not reach
-// here (Identical).
+// streamed check released is judged by its content key (Context.Released):
+// that check reaches here only with a render that is Comparable.
 func identical(c *rules.Context, a, b *yaml.RNode) bool {
 	ka, ra := c.Released[a.YNode()]
 	kb, rb := c.Released[b.YNode()]
