@@ -7,11 +7,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Release drops what an object holds beyond apiVersion, kind and metadata,
-// in place: the node stays the object (every pointer to it stays valid),
-// its other fields are left to the collector. The streamed check releases
-// an object once the rules that judge objects one by one have, unless a
-// rule that reads the whole render reads its kind (rules.Rule.Reads).
+// Release drops what an object holds beyond what names it, in place:
+// apiVersion, kind, and of its metadata the name, namespace, generateName
+// and annotations (the reader's file and index among them). The node stays the
+// object (every pointer to it stays valid); the rest is left to the
+// collector. The streamed check releases an object once the rules that
+// judge objects one by one have, unless a rule that reads the whole render
+// reads its kind (rules.Rule.Reads).
 func Release(r *yaml.RNode) {
 	n := r.YNode()
 	if n.Kind != yaml.MappingNode {
@@ -19,12 +21,30 @@ func Release(r *yaml.RNode) {
 	}
 	kept := make([]*yaml.Node, 0, 6)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		switch n.Content[i].Value {
-		case "apiVersion", "kind", "metadata":
-			kept = append(kept, n.Content[i], n.Content[i+1])
+		switch k, v := n.Content[i], n.Content[i+1]; k.Value {
+		case "apiVersion", "kind":
+			kept = append(kept, k, v)
+		case "metadata":
+			kept = append(kept, k, releaseMetadata(v))
 		}
 	}
 	n.Content = kept
+}
+
+// releaseMetadata is what Release keeps of metadata.
+func releaseMetadata(md *yaml.Node) *yaml.Node {
+	if md.Kind != yaml.MappingNode {
+		return md
+	}
+	out := *md
+	out.Content = make([]*yaml.Node, 0, 8)
+	for i := 0; i+1 < len(md.Content); i += 2 {
+		switch k, v := md.Content[i], md.Content[i+1]; k.Value {
+		case "name", "namespace", "generateName", "annotations":
+			out.Content = append(out.Content, k, v)
+		}
+	}
+	return &out
 }
 
 // ContentKey is a digest of an object as the cluster would receive it from

@@ -57,13 +57,14 @@ type Rule struct {
 	// policy, and the render holds no CRD.
 	PerObject bool
 	// Reads names the kinds of which a rule that is not PerObject reads
-	// more than apiVersion, kind and metadata (kind names, whatever the
-	// group; "Kind/name" for the objects of that name only), under the
-	// same conditions. The streamed check keeps those
-	// objects whole and releases the rest of every other object once the
+	// more than what names an object (apiVersion, kind, and metadata's
+	// name, namespace, generateName and annotations: manifest.Release),
+	// under the same conditions: kind names, whatever the group, or
+	// "Kind/name" for the objects of that name only. The streamed check
+	// keeps those objects whole and releases every other one once the
 	// PerObject rules have judged it. nil means not said: every object is
-	// kept whole. Empty (non-nil): the rule reads no more than those three
-	// fields of any object. TestReadsHold holds each rule to it.
+	// kept whole. Empty (non-nil): the rule reads no more than names of
+	// any object. TestReadsHold holds each rule to it.
 	Reads []string
 	// Mutation says in a few words what selftest changes to make this rule
 	// fire; Mutants are those changes.
