@@ -20,7 +20,8 @@ import (
 // that judge objects one by one (rules.Rule.PerObject) run on each run of
 // objects as the reader hands it over (Each, a stream.Each), and the
 // objects no other rule reads in full (rules.Rule.Reads) are then released
-// (manifest.Release) down to apiVersion, kind and metadata. Finish runs
+// (manifest.Release) down to what names them, packed first where a rule
+// reads them when another object names them (rules.Rule.Follows). Finish runs
 // the other rules on the whole render, released objects and all. The
 // report is the one Run gives on the render: the rules that judge objects
 // one by one give the same findings run by run, and the others read no
@@ -34,16 +35,18 @@ import (
 // rather than an object: Finish says so, and the caller reads the render
 // again and gives it to Run.
 type Streamed struct {
-	opts  Options
-	cfg   *config.Spec
-	per   []rules.Rule
-	keep  map[string]bool // kinds, and Kind/name, kept whole; nil: every object
-	whole func(*yaml.RNode) bool
-	run   *rules.Context // what every run's context shares (rules.RunMemo)
+	opts   Options
+	cfg    *config.Spec
+	per    []rules.Rule
+	keep   map[string]bool // kinds, and Kind/name, kept whole; nil: every object
+	follow map[string]bool // kinds packed before they are released
+	whole  func(*yaml.RNode) bool
+	run    *rules.Context // what every run's context shares (rules.RunMemo)
 
 	mu       sync.Mutex
 	runs     []streamedRun
 	released map[*yaml.Node]manifest.ContentKey
+	packed   map[*yaml.Node]*rules.PackedObject
 	fallback bool
 	panicked *streamedPanic
 }
@@ -77,7 +80,8 @@ func NewStreamed(opts Options, deps Deps, whole func(*yaml.RNode) bool) *Streame
 		cfg.Images.Lock != nil || len(images.ConfiguredPaths(cfg)) > 0 || len(opts.Apps) > 0 || opts.Shared != nil {
 		return nil
 	}
-	s := &Streamed{opts: opts, cfg: cfg, whole: whole, keep: map[string]bool{}, released: map[*yaml.Node]manifest.ContentKey{},
+	s := &Streamed{opts: opts, cfg: cfg, whole: whole, keep: map[string]bool{}, follow: map[string]bool{},
+		released: map[*yaml.Node]manifest.ContentKey{}, packed: map[*yaml.Node]*rules.PackedObject{},
 		run: &rules.Context{Config: cfg, CRDs: opts.CRDs}}
 	for _, r := range all.Rules() {
 		switch {
@@ -89,6 +93,9 @@ func NewStreamed(opts Options, deps Deps, whole func(*yaml.RNode) bool) *Streame
 		case s.keep != nil:
 			for _, k := range r.Reads {
 				s.keep[k] = true
+			}
+			for _, k := range r.Follows {
+				s.follow[k] = true
 			}
 		}
 	}
@@ -131,10 +138,19 @@ func (s *Streamed) Each(first int, objs []*yaml.RNode) {
 		}
 	}
 	released := map[*yaml.Node]manifest.ContentKey{}
+	packed := map[*yaml.Node]*rules.PackedObject{}
 	if !fallback && s.keep != nil {
 		for _, r := range objs {
-			if kind := manifest.Kind(r); s.keep[kind] || s.keep[kind+"/"+manifest.Name(r)] || manifest.IsLocalConfig(r) {
+			kind := manifest.Kind(r)
+			if s.keep[kind] || s.keep[kind+"/"+manifest.Name(r)] || manifest.IsLocalConfig(r) {
 				continue
+			}
+			if s.follow[kind] {
+				p, ok := manifest.Pack(r)
+				if !ok {
+					continue // kept whole
+				}
+				packed[r.YNode()] = &rules.PackedObject{Packed: p}
 			}
 			released[r.YNode()] = manifest.ContentKeyOf(r)
 			manifest.Release(r)
@@ -149,6 +165,9 @@ func (s *Streamed) Each(first int, objs []*yaml.RNode) {
 	s.runs = append(s.runs, run)
 	for n, k := range released {
 		s.released[n] = k
+	}
+	for n, p := range packed {
+		s.packed[n] = p
 	}
 }
 
@@ -202,7 +221,7 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 	}
 	s.opts = opts
 	c := s.context(resources)
-	c.Released = s.released
+	c.Released, c.Packed = s.released, s.packed
 	return finish(c, opts, done), true
 }
 

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"strings"
 
@@ -117,4 +118,100 @@ func hashNode(h *maphash.Hash, n *yaml.Node, depth int) {
 // which an object's content leaves out.
 func addedAnnotation(key string) bool {
 	return strings.Contains(key, "config.kubernetes.io/") || strings.HasPrefix(key, "internal.kubectl-gate.dev/")
+}
+
+// Packed is an object's tree in a few bytes a node instead of a node's
+// hundred and fifty: every field of every node, lines and comments
+// included, so that Unpack gives back an equal tree. The streamed check
+// packs the objects a rule reads only where another object names them
+// (rules.Rule.Follows) before it releases them.
+type Packed []byte
+
+// Pack packs r; ok is false for a tree Pack cannot give back equal (an
+// alias, which points into the tree).
+func Pack(r *yaml.RNode) (p Packed, ok bool) {
+	var b []byte
+	if !pack(&b, r.YNode()) {
+		return nil, false
+	}
+	return Packed(b), true
+}
+
+func pack(b *[]byte, n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode || n.Alias != nil {
+		return false
+	}
+	*b = append(*b, byte(n.Kind), byte(n.Style), tagCode(n.Tag))
+	if tagCode(n.Tag) == 0 {
+		*b = binary.AppendUvarint(*b, uint64(len(n.Tag)))
+		*b = append(*b, n.Tag...)
+	}
+	for _, s := range [...]string{n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment} {
+		*b = binary.AppendUvarint(*b, uint64(len(s)))
+		*b = append(*b, s...)
+	}
+	*b = binary.AppendUvarint(*b, uint64(n.Line))
+	*b = binary.AppendUvarint(*b, uint64(n.Column))
+	children := uint64(0) // nil; else 1 + how many (a {} holds none, not nil)
+	if n.Content != nil {
+		children = 1 + uint64(len(n.Content))
+	}
+	*b = binary.AppendUvarint(*b, children)
+	for _, c := range n.Content {
+		if !pack(b, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Unpack gives back the tree Pack packed, as a new object.
+func Unpack(p Packed) *yaml.RNode {
+	n, _ := unpack(p)
+	return yaml.NewRNode(n)
+}
+
+func unpack(p []byte) (*yaml.Node, []byte) {
+	n := &yaml.Node{Kind: yaml.Kind(p[0]), Style: yaml.Style(p[1])}
+	code := p[2]
+	p = p[3:]
+	str := func() string {
+		l, w := binary.Uvarint(p)
+		s := string(p[w : w+int(l)])
+		p = p[w+int(l):]
+		return s
+	}
+	if code == 0 {
+		n.Tag = str()
+	} else {
+		n.Tag = packedTags[code]
+	}
+	n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment = str(), str(), str(), str(), str()
+	line, w := binary.Uvarint(p)
+	p = p[w:]
+	col, w := binary.Uvarint(p)
+	p = p[w:]
+	count, w := binary.Uvarint(p)
+	p = p[w:]
+	n.Line, n.Column = int(line), int(col)
+	if count > 0 {
+		n.Content = make([]*yaml.Node, count-1)
+		for i := range n.Content {
+			n.Content[i], p = unpack(p)
+		}
+	}
+	return n, p
+}
+
+// packedTags are the tags a parsed tree is made of, packed as one byte
+// (0: written out).
+var packedTags = [...]string{1: "", 2: yaml.NodeTagString, 3: yaml.NodeTagMap, 4: yaml.NodeTagSeq, 5: yaml.NodeTagInt, 6: yaml.NodeTagBool, 7: yaml.NodeTagNull, 8: yaml.NodeTagFloat}
+
+func tagCode(tag string) byte {
+	for i := 1; i < len(packedTags); i++ {
+		if packedTags[i] == tag {
+			return byte(i)
+		}
+	}
+	return 0
 }

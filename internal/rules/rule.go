@@ -66,6 +66,11 @@ type Rule struct {
 	// kept whole. Empty (non-nil): the rule reads no more than names of
 	// any object. TestReadsHold holds each rule to it.
 	Reads []string
+	// Follows names the kinds (as Reads does) a rule reads more of only
+	// where an object it reads names one (a Rollout's Service, the
+	// Deployment of its workloadRef), and then only through Context.Whole.
+	// The streamed check packs those objects before it releases them.
+	Follows []string
 	// Mutation says in a few words what selftest changes to make this rule
 	// fire; Mutants are those changes.
 	Mutation string
@@ -130,6 +135,9 @@ type Context struct {
 	// ran by the shell's policy checker.
 	Policy []finding.Finding
 
+	// Packed holds the objects the streamed check packed before it
+	// released them (their kinds a rule Follows): Whole gives them back.
+	Packed map[*yaml.Node]*PackedObject
 	// Run is the context of the whole render this one holds a run of
 	// objects of (the streamed check's), for RunMemo; nil: this one.
 	Run *Context
@@ -149,6 +157,30 @@ type Context struct {
 type memo struct {
 	once sync.Once
 	v    any
+}
+
+// PackedObject is an object the streamed check packed and released.
+type PackedObject struct {
+	Packed manifest.Packed
+	once   sync.Once
+	whole  *yaml.RNode
+}
+
+// Whole returns r with all its fields: r itself, or for an object the
+// streamed check packed and released, its tree unpacked (a new node, with
+// the same fields and lines, unpacked once however many rules ask). A rule
+// reads the objects of a kind it Follows through it. Safe for rules
+// running at the same time.
+func (c *Context) Whole(r *yaml.RNode) *yaml.RNode {
+	if r == nil {
+		return nil
+	}
+	p := c.Packed[r.YNode()]
+	if p == nil {
+		return r
+	}
+	p.once.Do(func() { p.whole = manifest.Unpack(p.Packed) })
+	return p.whole
 }
 
 // Index returns the resources indexed by kind, namespace and name. Safe

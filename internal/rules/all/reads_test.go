@@ -58,26 +58,35 @@ func TestReadsHold(t *testing.T) {
 				if !rules.Runs(cfg, r) {
 					continue
 				}
-				want := runRule(r, copies(render), cfg, nil)
+				want := runRule(r, copies(render), cfg, nil, nil)
 				fired[r.ID] += len(want)
 				var got []finding.Finding
 				if r.PerObject {
 					for _, o := range copies(render) {
-						got = append(got, runRule(r, []*yaml.RNode{o}, cfg, nil)...)
+						got = append(got, runRule(r, []*yaml.RNode{o}, cfg, nil, nil)...)
 					}
 				} else {
 					objs := copies(render)
 					released := map[*yaml.Node]manifest.ContentKey{}
+					packed := map[*yaml.Node]*rules.PackedObject{}
 					for _, o := range objs {
-						if !reads(r, o) && !manifest.IsLocalConfig(o) {
-							released[o.YNode()] = manifest.ContentKeyOf(o)
-							manifest.Release(o)
+						if reads(r.Reads, o) || manifest.IsLocalConfig(o) {
+							continue
 						}
+						if reads(r.Follows, o) {
+							p, ok := manifest.Pack(o)
+							if !ok {
+								continue
+							}
+							packed[o.YNode()] = &rules.PackedObject{Packed: p}
+						}
+						released[o.YNode()] = manifest.ContentKeyOf(o)
+						manifest.Release(o)
 					}
 					if !renderrules.Comparable(objs, released) {
 						continue // the streamed check checks it whole
 					}
-					got = runRule(r, objs, cfg, released)
+					got = runRule(r, objs, cfg, released, packed)
 				}
 				if w, g := asJSON(t, want), asJSON(t, got); w != g {
 					t.Errorf("%s on %s: whole render\n%s\nas the streamed check runs it\n%s", r.ID, path, w, g)
@@ -105,10 +114,9 @@ func wholeOnly(render []*yaml.RNode) bool {
 	return false
 }
 
-// reads reports whether rule r reads o beyond apiVersion, kind and
-// metadata, by its Reads.
-func reads(r rules.Rule, o *yaml.RNode) bool {
-	for _, k := range r.Reads {
+// reads reports whether o is of a kind (or Kind/name) of kinds.
+func reads(kinds []string, o *yaml.RNode) bool {
+	for _, k := range kinds {
 		kind, name, named := strings.Cut(k, "/")
 		if kind == manifest.Kind(o) && (!named || name == manifest.Name(o)) {
 			return true
@@ -117,8 +125,8 @@ func reads(r rules.Rule, o *yaml.RNode) bool {
 	return false
 }
 
-func runRule(r rules.Rule, objs []*yaml.RNode, cfg *config.Spec, released map[*yaml.Node]manifest.ContentKey) []finding.Finding {
-	c := &rules.Context{Resources: objs, Config: cfg, Counted: manifest.Count(objs), Released: released}
+func runRule(r rules.Rule, objs []*yaml.RNode, cfg *config.Spec, released map[*yaml.Node]manifest.ContentKey, packed map[*yaml.Node]*rules.PackedObject) []finding.Finding {
+	c := &rules.Context{Resources: objs, Config: cfg, Counted: manifest.Count(objs), Released: released, Packed: packed}
 	return rules.Run(c, []rules.Rule{r})
 }
 

@@ -16,6 +16,7 @@ var AnalysisRef = rules.Rule{
 	Outage:   "a typo in a template name or a missing arg surfaces only at deploy time: the Rollout goes InvalidSpec, or the experiment fails, mid-rollout",
 	Fix:      "add the AnalysisTemplate or ClusterAnalysisTemplate to the render (same namespace), correct its name, or pass every arg it declares without a value",
 	Mutation: "misspell an AnalysisTemplate name",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkAnalysisRef,
 	Mutants: []rules.Mutant{

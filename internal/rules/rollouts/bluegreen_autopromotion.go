@@ -16,6 +16,7 @@ var BlueGreenAutoPromotion = rules.Rule{
 	Outage:   "a blue/green switches all production traffic to the new version as soon as it is ready, untested",
 	Fix:      "set spec.strategy.blueGreen.autoPromotionEnabled: false, or gate the promotion with a prePromotionAnalysis",
 	Mutation: "flip autoPromotionEnabled to true and drop prePromotionAnalysis",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkAutoPromotion,
 	Mutants: []rules.Mutant{

@@ -13,6 +13,7 @@ var BlueGreenServices = rules.Rule{
 	Outage:   "the Rollout is InvalidSpec, or the new version takes no traffic before promotion and nobody can test it",
 	Fix:      "give activeService and previewService two different Services of the render, in the Rollout's namespace, named by this Rollout only",
 	Mutation: "point previewService at activeService",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkBlueGreenServices,
 	Mutants: []rules.Mutant{

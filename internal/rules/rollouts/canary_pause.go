@@ -20,6 +20,7 @@ var CanaryPause = rules.Rule{
 	Outage:   "setWeight: 10 → setWeight: 100 is a slow full rollout: a bad version reaches every user before anyone or anything looks at it",
 	Fix:      "add a pause (with a duration, or none to wait for a human), an analysis or an experiment step after each setWeight below 100",
 	Mutation: "remove the pause, analysis and experiment steps of a canary",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkCanaryPause,
 	Mutants: []rules.Mutant{

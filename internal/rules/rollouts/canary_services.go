@@ -13,6 +13,7 @@ var CanaryServices = rules.Rule{
 	Outage:   "the controller marks the Rollout InvalidSpec mid-deploy, or canary and stable get the same traffic and the canary is never really tested",
 	Fix:      "give canaryService and stableService two different Services of the render, in the Rollout's namespace, named by this Rollout only",
 	Mutation: "point canaryService at stableService",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkCanaryServices,
 	Mutants: []rules.Mutant{

@@ -28,6 +28,7 @@ var InvalidSpec = rules.Rule{
 	Outage:   "the CRD schema accepts the Rollout, Argo CD syncs it green, and the controller marks it InvalidSpec: nothing rolls out, found only after the deploy",
 	Fix:      "correct the field the message names, as the Argo Rollouts controller says (its field path and message are in the finding); `kubectl argo rollouts lint -f` gives the same message for the Rollout alone",
 	Mutation: "set a canary step's setWeight to 120; set maxSurge and maxUnavailable to 0",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkInvalidSpec,
 	Mutants: []rules.Mutant{

@@ -96,7 +96,7 @@ func lookup(c *rules.Context, group, kind, namespace, name string) *yaml.RNode {
 	if kind == "ClusterAnalysisTemplate" {
 		namespace = ""
 	}
-	return byName[[2]string{namespace, name}]
+	return c.Whole(byName[[2]string{namespace, name}])
 }
 
 // decodeAt decodes the node at a dotted path into out. found is false when
@@ -154,11 +154,15 @@ func podLabels(c *rules.Context, ro *yaml.RNode) (labels map[string]string, from
 	return labels, from, true
 }
 
-// reads are the kinds the rollout rules read beyond metadata (Rule.Reads):
-// the Rollouts, what they name (Services, workloads, analysis, traffic
-// routers) and the Experiments that run analyses.
-var reads = []string{
-	"Rollout", "Experiment", "AnalysisTemplate", "ClusterAnalysisTemplate",
+// reads are the kinds the rollout rules read beyond what names an object
+// (Rule.Reads): the Rollouts and the Experiments that run analyses.
+var reads = []string{"Rollout", "Experiment"}
+
+// follows are the kinds the rollout rules read only where a Rollout or an
+// Experiment names an object (Rule.Follows), through lookup: Services,
+// workloads, analysis templates, traffic routers.
+var follows = []string{
+	"AnalysisTemplate", "ClusterAnalysisTemplate",
 	"Deployment", "ReplicaSet", "PodTemplate",
 	kindIngress.kind, kindService.kind, kindVirtualService.kind, kindDestRule.kind,
 	kindTraefik.kind, kindApisix.kind, kindMapping.kind, kindHTTPRoute.kind,

@@ -19,6 +19,7 @@ var ServiceSelector = rules.Rule{
 	Outage:   "the Service selects none of the Rollout's pods: traffic goes nowhere, and the controller marks the Rollout InvalidSpec",
 	Fix:      "make the Service's selector match the labels of the Rollout's pod template (or of its workloadRef's template)",
 	Mutation: "break a Service selector",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkServiceSelector,
 	Mutants: []rules.Mutant{

@@ -25,6 +25,7 @@ var SingleWriter = rules.Rule{
 	Outage:   "the preview of a ledger-like service writes beside the active one during start-up and background work, and corrupts state",
 	Fix:      "verify write control, schema compatibility and recovery with two versions running, then annotate the Rollout kubectl-gate.dev/single-writer-verified: \"true\"",
 	Mutation: "drop the single-writer-verified annotation",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkSingleWriter,
 	Mutants: []rules.Mutant{

@@ -21,6 +21,7 @@ var TrafficRef = rules.Rule{
 	Outage:   "the controller cannot shift traffic: the Rollout goes Degraded mid-deploy, or the canary takes no traffic and is never really tested",
 	Fix:      "add the object trafficRouting names to the render, in the Rollout's namespace, or correct the name",
 	Mutation: "rename the object trafficRouting names",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkTrafficRef,
 	Mutants: []rules.Mutant{

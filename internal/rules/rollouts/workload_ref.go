@@ -14,6 +14,7 @@ var WorkloadRef = rules.Rule{
 	Outage:   "the Rollout has no pod template: the controller creates no pods and the deploy never starts, while the sync shows green",
 	Fix:      "add the Deployment workloadRef names to the render (same namespace), correct its name or kind, and remove the Rollout's own template",
 	Mutation: "rename the workloadRef target",
+	Follows:  follows,
 	Reads:    reads,
 	Check:    checkWorkloadRef,
 	Mutants: []rules.Mutant{
