@@ -108,6 +108,39 @@ func TestStreamedAsRun(t *testing.T) {
 		t.Fatalf("the second generated object is no StatefulSet:\n%s", second)
 	}
 	second = strings.TrimSuffix(second, "---\n")
+	services := `---
+apiVersion: v1
+kind: Service
+metadata: {name: web-stable, namespace: shop}
+spec: {selector: {app: other}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web-canary, namespace: shop}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec: {containers: [{name: web, image: "ghcr.io/shop/web:1"}]}
+`
+	rollout := `---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: web, namespace: shop}
+spec:
+  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  strategy:
+    canary:
+      stableService: web-stable
+      canaryService: web-canary
+      steps: [{setWeight: 20}]
+`
 	bad := "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad, namespace: team-00}\nspec:\n  replica: 3\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: y}}\n    spec: {containers: [{name: c, image: docker.io/nginx}]}\n"
 	for _, c := range []struct {
 		name, in  string
@@ -118,6 +151,9 @@ func TestStreamedAsRun(t *testing.T) {
 		{"different copy", big + strings.Replace(second, "tier: backend", "tier: frontend", 1), true},
 		{"quoted copy", big + strings.Replace(second, "name: app-00001", `name: "app-00001"`, 1), true},
 		{"refused objects", bad + big + strings.ReplaceAll(bad, "name: bad", "name: bad2"), false},
+		// Released before the Rollout that names them is read: packed,
+		// and read back whole by the rollout rules.
+		{"services and workload before their Rollout", services + big + rollout, false},
 	} {
 		for _, cfg := range configs() {
 			opts := gate.Options{Config: cfg}
@@ -161,7 +197,7 @@ func TestStreamedReleases(t *testing.T) {
 		}
 		kept[k], kept[k+"?"] = o.Field("spec") != nil || o.Field("data") != nil, true
 	}
-	for k, want := range map[string]bool{"Rollout": true, "Service": true, "Deployment": true, "StatefulSet": false, "DaemonSet": false, "CronJob": false, "Job": false, "ConfigMap": false} {
+	for k, want := range map[string]bool{"Rollout": true, "Service": false, "Deployment": false, "StatefulSet": false, "DaemonSet": false, "CronJob": false, "Job": false, "ConfigMap": false} {
 		if kept[k] != want {
 			t.Errorf("%s kept whole: %v, want %v", k, kept[k], want)
 		}
