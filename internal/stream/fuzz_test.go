@@ -1,7 +1,13 @@
 package stream
 
 import (
+	"reflect"
+	"sync"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 )
 
 // FuzzParse feeds the stream parser arbitrary bytes (seeds in
@@ -38,5 +44,61 @@ func FuzzCheckResourceList(f *testing.F) {
 	f.Add([]byte("kind: ResourceList\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = CheckResourceList(data)
+	})
+}
+
+// FuzzParseEach holds ParseEach to Parse on arbitrary bytes (seeds in
+// testdata/fuzz/FuzzParseEach and FuzzParse's), cut in chunks of a few
+// hundred bytes: the same objects or the same error, each object told
+// once; and what the streamed check does with an accepted object (its
+// content key, Pack and Unpack, Release) never panics, Unpack giving back
+// the tree Pack packed.
+func FuzzParseEach(f *testing.F) {
+	for _, in := range agree {
+		f.Add([]byte(in))
+	}
+	for _, c := range refuse {
+		f.Add([]byte(c[0]))
+	}
+	defer func(n int) { eachChunkBytes = n }(eachChunkBytes)
+	eachChunkBytes = 200
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, werr := Parse(data, "fuzz.yaml")
+		var mu sync.Mutex
+		told := map[int]*yaml.RNode{}
+		got, gerr := ParseEach(data, "fuzz.yaml", func(first int, objs []*yaml.RNode) {
+			mu.Lock()
+			defer mu.Unlock()
+			for j, o := range objs {
+				if told[first+j] != nil {
+					t.Fatalf("object %d told twice", first+j)
+				}
+				told[first+j] = o
+			}
+		})
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+			t.Fatalf("Parse error %v, ParseEach error %v", werr, gerr)
+		}
+		if werr != nil {
+			return
+		}
+		if len(got) != len(want) || len(told) != len(got) {
+			t.Fatalf("Parse %d objects, ParseEach %d, told %d", len(want), len(got), len(told))
+		}
+		for i := range got {
+			if got[i].MustString() != want[i].MustString() || told[i] != got[i] {
+				t.Fatalf("object %d differs, or was not told", i)
+			}
+			_ = manifest.ContentKeyOf(got[i])
+			if p, ok := manifest.Pack(got[i]); ok {
+				if u := manifest.Unpack(p); !reflect.DeepEqual(u.YNode(), got[i].YNode()) {
+					t.Fatalf("object %d: Unpack(Pack) differs", i)
+				}
+			}
+			manifest.Release(got[i])
+			if got[i].GetKind() != want[i].GetKind() || got[i].GetName() != want[i].GetName() {
+				t.Fatalf("object %d: released, its kind or name changed", i)
+			}
+		}
 	})
 }
