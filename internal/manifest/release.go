@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strings"
 
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -12,7 +13,8 @@ import (
 // apiVersion, kind, and of its metadata the name, namespace, generateName
 // and annotations (the reader's file and index among them). The node stays the
 // object (every pointer to it stays valid); the rest is left to the
-// collector. The streamed check releases an object once the rules that
+// collector, and the plain keys of what is kept are nodes shared by every
+// released object (their lines are not kept). The streamed check releases an object once the rules that
 // judge objects one by one have, unless a rule that reads the whole render
 // reads its kind (rules.Rule.Reads).
 func Release(r *yaml.RNode) {
@@ -24,12 +26,34 @@ func Release(r *yaml.RNode) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch k, v := n.Content[i], n.Content[i+1]; k.Value {
 		case "apiVersion", "kind":
-			kept = append(kept, k, v)
+			kept = append(kept, sharedKey(k), v)
 		case "metadata":
-			kept = append(kept, k, releaseMetadata(v))
+			kept = append(kept, sharedKey(k), releaseMetadata(v))
 		}
 	}
 	n.Content = kept
+}
+
+// sharedKeys are the keys every released object holds, one node each for
+// all of them: a key node is a tenth of a released object, and no rule
+// reads where a released object's keys were (the rules that place
+// findings at lines judged it before it was released).
+var sharedKeys = func() map[string]*yaml.Node {
+	m := map[string]*yaml.Node{}
+	for _, k := range []string{"apiVersion", "kind", "metadata", "name", "namespace", "generateName", "annotations", kioutil.PathAnnotation, kioutil.IndexAnnotation} {
+		m[k] = &yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k}
+	}
+	return m
+}()
+
+// sharedKey is the shared node for a plain key, else k itself.
+func sharedKey(k *yaml.Node) *yaml.Node {
+	s := sharedKeys[k.Value]
+	if s == nil || k.Kind != yaml.ScalarNode || k.Style != 0 || k.Tag != yaml.NodeTagString || k.Anchor != "" ||
+		k.HeadComment != "" || k.LineComment != "" || k.FootComment != "" || len(k.Content) > 0 {
+		return k
+	}
+	return s
 }
 
 // releaseMetadata is what Release keeps of metadata.
@@ -41,8 +65,15 @@ func releaseMetadata(md *yaml.Node) *yaml.Node {
 	out.Content = make([]*yaml.Node, 0, 8)
 	for i := 0; i+1 < len(md.Content); i += 2 {
 		switch k, v := md.Content[i], md.Content[i+1]; k.Value {
-		case "name", "namespace", "generateName", "annotations":
-			out.Content = append(out.Content, k, v)
+		case "name", "namespace", "generateName":
+			out.Content = append(out.Content, sharedKey(k), v)
+		case "annotations":
+			if v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					v.Content[j] = sharedKey(v.Content[j])
+				}
+			}
+			out.Content = append(out.Content, sharedKey(k), v)
 		}
 	}
 	return &out

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"reflect"
+	"regexp"
 	"sync"
 	"testing"
 
@@ -47,6 +48,9 @@ func FuzzCheckResourceList(f *testing.F) {
 	})
 }
 
+// chunkLine is where a YAML error's chunk starts, in a parse error.
+var chunkLine = regexp.MustCompile(` \(the chunk from line [0-9]+\)`)
+
 // FuzzParseEach holds ParseEach to Parse on arbitrary bytes (seeds in
 // testdata/fuzz/FuzzParseEach and FuzzParse's), cut in chunks of a few
 // hundred bytes: the same objects or the same error, each object told
@@ -76,7 +80,9 @@ func FuzzParseEach(f *testing.F) {
 				told[first+j] = o
 			}
 		})
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		// The same error, but for where the chunk that holds a YAML error
+		// starts: ParseEach cuts the stream finer.
+		if (werr == nil) != (gerr == nil) || (werr != nil && chunkLine.ReplaceAllString(werr.Error(), "") != chunkLine.ReplaceAllString(gerr.Error(), "")) {
 			t.Fatalf("Parse error %v, ParseEach error %v", werr, gerr)
 		}
 		if werr != nil {

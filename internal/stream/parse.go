@@ -221,7 +221,7 @@ type chunk struct {
 // With each, the stream is cut in chunks of about eachChunkBytes and the
 // collector keeps running; once a chunk's objects are checked and the
 // chunks before it have counted theirs, its objects are annotated and
-// each is told of them.
+// each is told of them (teller).
 func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 	parts := [][]byte{data}
 	switch {
@@ -232,18 +232,7 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 		defer pauseGC()()
 	}
 	chunks := make([]chunk, len(parts))
-	// counted[i] is closed once counts[i] holds chunk i's objects, or -1
-	// when it holds none (a YAML error, a document that is no object):
-	// then no chunk after it is told of.
-	var counts []int
-	var counted []chan struct{}
-	if each != nil {
-		counts = make([]int, len(parts))
-		counted = make([]chan struct{}, len(parts))
-		for i := range counted {
-			counted[i] = make(chan struct{})
-		}
-	}
+	t := &teller{each: each, path: path, chunks: chunks, counted: make([]bool, len(parts)), bad: make([]bool, len(parts))}
 	errs := make([]error, len(parts))
 	// lines before each chunk: node lines count from the stream's start
 	offsets := make([]int, len(parts))
@@ -269,7 +258,7 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 			chunks[i] = checkDocuments(docs)
 		}
 		if each != nil {
-			tell(each, path, chunks, errs, counts, counted, i)
+			t.counts(i, errs[i] == nil && chunks[i].objErr == nil)
 		}
 		return true
 	})
@@ -287,28 +276,46 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 // dwarfs its cost. (A variable: the fuzz target cuts small inputs too.)
 var eachChunkBytes = 64 << 10
 
-// tell publishes chunk i's count, waits for the counts of the chunks
-// before it (taken earlier, so never waiting on one not yet begun), and
-// tells each of its objects, annotated, unless a chunk up to it failed.
-func tell(each Each, path string, chunks []chunk, errs []error, counts []int, counted []chan struct{}, i int) {
-	counts[i] = len(chunks[i].objs)
-	if errs[i] != nil || chunks[i].objErr != nil {
-		counts[i] = -1
-	}
-	close(counted[i])
-	first := 0
-	for j := range i {
-		<-counted[j]
-		if counts[j] < 0 {
-			return
+// teller tells each of the chunks' objects in stream order of counting:
+// once a chunk and every chunk before it have counted their objects, its
+// first object's index is known, and the worker that counted last tells
+// each of it, and of any chunk after it that was waiting for it. No worker
+// waits for another: it goes on to read the next chunk.
+type teller struct {
+	each    Each
+	path    string
+	chunks  []chunk
+	mu      sync.Mutex
+	counted []bool
+	bad     []bool // read with an error: holds no objects
+	next    int    // the first chunk not told
+	first   int    // its first object's index in the stream
+	failed  bool   // a chunk up to next holds no objects (an error): none after it is told
+}
+
+// counts says chunk i is read (ok: its objects checked), and tells each of
+// the chunks that makes ready.
+func (t *teller) counts(i int, ok bool) {
+	type ready struct{ chunk, first int }
+	var todo []ready
+	t.mu.Lock()
+	t.counted[i], t.bad[i] = true, !ok
+	for !t.failed && t.next < len(t.chunks) && t.counted[t.next] {
+		if t.bad[t.next] {
+			t.failed = true
+			break
 		}
-		first += counts[j]
+		todo = append(todo, ready{t.next, t.first})
+		t.first += len(t.chunks[t.next].objs)
+		t.next++
 	}
-	if counts[i] <= 0 {
-		return
+	t.mu.Unlock()
+	for _, r := range todo {
+		if objs := t.chunks[r.chunk].objs; len(objs) > 0 {
+			annotate(objs, t.path, r.first)
+			t.each(r.first, objs)
+		}
 	}
-	annotate(chunks[i].objs, path, first)
-	each(first, chunks[i].objs)
 }
 
 // checkDocuments turns a chunk's documents into objects, stopping at the
