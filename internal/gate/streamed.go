@@ -54,8 +54,8 @@ type Streamed struct {
 // streamedRun is what the rules that judge objects one by one found in a
 // run of objects, the render's first … : one slice per rule of per.
 type streamedRun struct {
-	first    int
-	findings [][]finding.Finding
+	first, objects int
+	findings       [][]finding.Finding
 }
 
 // streamedPanic is a rule's panic in a run, raised again by Finish: the
@@ -123,7 +123,7 @@ func (s *Streamed) Each(first int, objs []*yaml.RNode) {
 			fallback = true
 		}
 	}
-	run := streamedRun{first: first, findings: make([][]finding.Finding, len(s.per))}
+	run := streamedRun{first: first, objects: len(objs), findings: make([][]finding.Finding, len(s.per))}
 	if !fallback {
 		c := &rules.Context{Resources: objs, Config: s.cfg, CRDs: s.opts.CRDs, Run: s.run}
 		for i, r := range s.per {
@@ -196,7 +196,9 @@ func (s *Streamed) Whole() bool {
 // Finish checks the render whose objects Each judged, resources in the
 // render's order, and returns Run's report on it. ok is false when the
 // render must be checked whole instead: read it again and give it to Run
-// (objects of it are released).
+// (objects of it are released). It is false too when the runs Each was
+// told of are not resources, every one once and in order: what the rules
+// that judge objects one at a time did not see is never passed.
 //
 // opts are the run's options for the rules that read the whole render
 // (the unit's exceptions, placement, owners); their Config must be the
@@ -211,6 +213,19 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 		return nil, false
 	}
 	sort.Slice(s.runs, func(i, j int) bool { return s.runs[i].first < s.runs[j].first })
+	// Every object of the render judged, once, in runs end to end: an
+	// object the rules that judge one at a time never saw must not pass
+	// unseen; the render is checked whole instead.
+	next := 0
+	for _, run := range s.runs {
+		if run.first != next {
+			return nil, false
+		}
+		next += run.objects
+	}
+	if next != len(resources) {
+		return nil, false
+	}
 	done := make(map[string][]finding.Finding, len(s.per))
 	for i, r := range s.per {
 		fs := []finding.Finding{}

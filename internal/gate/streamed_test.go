@@ -212,6 +212,23 @@ func TestStreamedReleases(t *testing.T) {
 		}
 	}
 
+	// A render the runs do not cover, once each and in order, is left to
+	// Run: an object no per-object rule judged must not pass.
+	st = gate.NewStreamed(opts, gate.Deps{}, nil)
+	objs, err = yamlstream.ParseEach(b.Bytes(), "big.yaml", st.Each)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := yamlstream.Parse([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: unseen}\nspec: {replica: 1}\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rs := range map[string][]*yaml.RNode{"an object more": append(objs[:len(objs):len(objs)], extra...), "an object less": objs[1:]} {
+		if _, ok := st.Finish(rs, opts); ok {
+			t.Errorf("%s than was judged: finished streamed, want left to Run", name)
+		}
+	}
+
 	for name, o := range map[string]gate.Options{
 		"pin":    {Config: config.Default(), Pin: true},
 		"verify": {Config: func() *config.Spec { c := config.Default(); c.Images.Digest = config.DigestVerify; return c }()},

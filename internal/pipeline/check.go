@@ -57,7 +57,8 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		u.streamed = nil
 		var ok bool
 		if rep, ok = st.Finish(u.checked(), opts); !ok {
-			// Copies of one object the released trees cannot compare.
+			// Copies of one object the released trees cannot compare,
+			// or objects the streamed rules did not all see: whole.
 			if u.Resources, err = u.read.Again(); err != nil {
 				return nil, err
 			}
