@@ -80,8 +80,8 @@ func FuzzParseEach(f *testing.F) {
 				told[first+j] = o
 			}
 		})
-		// The same error, but for where the chunk that holds a YAML error
-		// starts: ParseEach cuts the stream finer.
+		// The same error, but for where the chunk starts that holds a YAML
+		// error naming no line: ParseEach cuts the stream finer.
 		if (werr == nil) != (gerr == nil) || (werr != nil && chunkLine.ReplaceAllString(werr.Error(), "") != chunkLine.ReplaceAllString(gerr.Error(), "")) {
 			t.Fatalf("Parse error %v, ParseEach error %v", werr, gerr)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -264,10 +265,27 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 	})
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("parsing %s (the chunk from line %d): %w", path, offsets[i]+1, err)
+			return nil, readError(path, err, offsets[i], len(parts) > 1)
 		}
 	}
 	return chunks, nil
+}
+
+// yamlLine is the line a YAML reader's error names, in its chunk.
+var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): `)
+
+// readError says where in the stream a chunk's YAML error is, however the
+// stream was cut: the line the reader names, counted in the whole stream;
+// for an error that names none, the line the chunk starts at.
+func readError(path string, err error, offset int, chunked bool) error {
+	if m := yamlLine.FindStringSubmatchIndex(err.Error()); m != nil {
+		line, _ := strconv.Atoi(err.Error()[m[2]:m[3]])
+		return fmt.Errorf("parsing %s: yaml: line %d: %s", path, line+offset, err.Error()[m[1]:])
+	}
+	if chunked {
+		return fmt.Errorf("parsing %s (the chunk from line %d): %w", path, offset+1, err)
+	}
+	return fmt.Errorf("parsing %s: %w", path, err)
 }
 
 // eachChunkBytes is about how much of a stream ParseEach reads before it

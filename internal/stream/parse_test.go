@@ -379,9 +379,21 @@ func TestParseLargeStreamErrorsAsOnePass(t *testing.T) {
 	}
 	// The fragment in the first chunk, a YAML error in the last: the YAML
 	// error decides, as when every chunk was parsed before any was checked.
-	_, err = Parse([]byte(noKind+big+"---\n[unclosed\n"), "big.yaml")
-	if err == nil || !strings.Contains(err.Error(), "(the chunk from line") {
-		t.Errorf("a fragment first and a YAML error last: %v, want the YAML error", err)
+	in := noKind + big + "---\n[unclosed\n"
+	_, err = Parse([]byte(in), "big.yaml")
+	// The YAML error names the line the YAML reader names reading the
+	// whole stream in one piece, however it was cut.
+	_, whole := readDocuments([]byte(in))
+	if whole == nil || !strings.HasPrefix(whole.Error(), "yaml: line ") {
+		t.Fatalf("the YAML reader on the whole stream: %v", whole)
+	}
+	wantYAML := "parsing big.yaml: " + whole.Error()
+	if err == nil || err.Error() != wantYAML {
+		t.Errorf("a fragment first and a YAML error last: %v, want %q", err, wantYAML)
+	}
+	_, err = ParseEach([]byte(in), "big.yaml", func(int, []*yaml.RNode) {})
+	if err == nil || err.Error() != wantYAML {
+		t.Errorf("cut finer: %v, want %q", err, wantYAML)
 	}
 }
 
