@@ -108,39 +108,7 @@ func TestStreamedAsRun(t *testing.T) {
 		t.Fatalf("the second generated object is no StatefulSet:\n%s", second)
 	}
 	second = strings.TrimSuffix(second, "---\n")
-	services := `---
-apiVersion: v1
-kind: Service
-metadata: {name: web-stable, namespace: shop}
-spec: {selector: {app: other}, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web-canary, namespace: shop}
-spec: {selector: {app: web}, ports: [{port: 80}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web, tier: front}}
-    spec: {containers: [{name: web, image: "ghcr.io/shop/web:1"}]}
-`
-	rollout := `---
-apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata: {name: web, namespace: shop}
-spec:
-  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  strategy:
-    canary:
-      stableService: web-stable
-      canaryService: web-canary
-      steps: [{setWeight: 20}]
-`
+	services, rollout := testutil.RolloutTargets, testutil.RolloutNamingThem
 	bad := "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad, namespace: team-00}\nspec:\n  replica: 3\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: y}}\n    spec: {containers: [{name: c, image: docker.io/nginx}]}\n"
 	for _, c := range []struct {
 		name, in  string

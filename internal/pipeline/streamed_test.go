@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/benchgen"
 	"github.com/kubectl-gate/kubectl-gate/internal/pipeline"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // streamedRender is a large -f render (many chunks) with something for
@@ -20,44 +21,14 @@ func streamedRender(t *testing.T) string {
 	if err := benchgen.Write(&b, benchgen.Options{Objects: 1200, Images: 30, Registry: "ghcr.io", Pinned: true}); err != nil {
 		t.Fatal(err)
 	}
-	head := `apiVersion: v1
-kind: Service
-metadata: {name: web-stable, namespace: shop}
-spec: {selector: {app: other}, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web-canary, namespace: shop}
-spec: {selector: {app: web}, ports: [{port: 80}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: "ghcr.io/shop/web:1"}]}
----
+	head := testutil.RolloutTargets + `---
 apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: typo, namespace: shop}
 spec: {replica: 3, serviceName: x, selector: {matchLabels: {app: t}}, template: {metadata: {labels: {app: t}}, spec: {containers: [{name: c, image: "ghcr.io/shop/t@sha256:` + strings.Repeat("a", 64) + `"}]}}}
 ---
 `
-	tail := `---
-apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata: {name: web, namespace: shop}
-spec:
-  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  strategy:
-    canary:
-      stableService: web-stable
-      canaryService: web-canary
-      steps: [{setWeight: 20}]
-`
+	tail := testutil.RolloutNamingThem
 	return head + b.String() + tail
 }
 
