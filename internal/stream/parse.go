@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"io"
 	"os"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync"
 
@@ -364,13 +364,6 @@ func objectsGuarded(d *yaml.RNode, panicked *bool) (_ []*yaml.RNode, err error) 
 	return objects(d)
 }
 
-// gcPause counts the streams being read with the collector paused.
-var gcPause struct {
-	sync.Mutex
-	readers int
-	percent int // the GOGC to restore when the last reader is done
-}
-
 // pauseGC pauses the garbage collector while a large stream is read, and
 // returns the function that ends the pause. Every node read is kept: a
 // collection while the trees grow marks them again and again and frees
@@ -379,22 +372,8 @@ var gcPause struct {
 // CPU, with the same peak memory). The soft memory limit still
 // applies (supervise sets it), so a paused collector cannot run the
 // process out of memory. Reads can overlap (renders on several cores):
-// the first pauses, the last restores the percentage that was set.
-func pauseGC() (resume func()) {
-	gcPause.Lock()
-	if gcPause.readers == 0 {
-		gcPause.percent = debug.SetGCPercent(-1)
-	}
-	gcPause.readers++
-	gcPause.Unlock()
-	return func() {
-		gcPause.Lock()
-		defer gcPause.Unlock()
-		if gcPause.readers--; gcPause.readers == 0 {
-			debug.SetGCPercent(gcPause.percent)
-		}
-	}
-}
+// the first pauses, the last ends the pause (gcfloor.Pause).
+func pauseGC() (resume func()) { return gcfloor.Pause() }
 
 // shiftLines adds offset to the line of every node of a tree.
 func shiftLines(n *yaml.Node, offset int) {

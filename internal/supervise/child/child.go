@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 )
 
@@ -26,6 +27,10 @@ func Arm() {
 	pipe := os.Getenv(supervise.EnvCrashPipe) != ""
 	gogc, set := os.LookupEnv(supervise.EnvUserGOGC)
 	debug.SetGCPercent(gcPercent(gogc))
+	if !set {
+		// The collector waits for the heap floor (package gcfloor).
+		gcfloor.Start(gcfloor.DefaultFloor)
+	}
 	if set {
 		_ = os.Setenv("GOGC", gogc)
 	} else {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/supervise"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
@@ -95,15 +96,16 @@ func TestGOGC(t *testing.T) {
 		initial := debug.SetGCPercent(-1)          // as the child's packages were initialized
 		Arm()
 		gogc, set := os.LookupEnv("GOGC")
-		fmt.Printf("initial=%d percent=%d GOGC=%q,%v supervised=%q user=%q\n", initial, debug.SetGCPercent(-1), gogc, set,
-			os.Getenv(supervise.EnvChild), os.Getenv(supervise.EnvUserGOGC))
+		fmt.Printf("initial=%d percent=%d GOGC=%q,%v supervised=%q user=%q floor=%d\n", initial, debug.SetGCPercent(-1), gogc, set,
+			os.Getenv(supervise.EnvChild), os.Getenv(supervise.EnvUserGOGC), gcfloor.Floor())
 		os.Exit(0)
 	}
 	for _, tc := range []struct{ gogc, want string }{
-		{"", `initial=-1 percent=100 GOGC="",false supervised="" user=""`},
-		{"50", `initial=-1 percent=50 GOGC="50",true supervised="" user=""`},
-		{"off", `initial=-1 percent=-1 GOGC="off",true supervised="" user=""`},
-		{"nonsense", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user=""`},
+		// no GOGC of the user's: the heap floor (package gcfloor)
+		{"", fmt.Sprintf(`initial=-1 percent=100 GOGC="",false supervised="" user="" floor=%d`, gcfloor.DefaultFloor)},
+		{"50", `initial=-1 percent=50 GOGC="50",true supervised="" user="" floor=0`},
+		{"off", `initial=-1 percent=-1 GOGC="off",true supervised="" user="" floor=0`},
+		{"nonsense", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user="" floor=0`},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOGC$")
 		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_GOGC=1")

@@ -1,0 +1,119 @@
+package gcfloor
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+func TestPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live, floor uint64
+		want        int
+	}{
+		{0, 128 << 20, 100},        // before the first collection
+		{8 << 20, 128 << 20, 1500}, // the next collection at 128 MiB
+		{32 << 20, 128 << 20, 300},
+		{64 << 20, 128 << 20, 100}, // twice the live heap is the floor
+		{100 << 20, 128 << 20, 100},
+		{1, 1 << 40, 1 << 20}, // bounded
+		{48 << 20, 128 << 20, 166}, // not 100: 128/48 rounds down to 2
+		{8 << 20, 0, 100},
+	} {
+		if got := Percent(tc.live, tc.floor); got != tc.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", tc.live, tc.floor, got, tc.want)
+		}
+	}
+}
+
+// percent reads the collector's percentage.
+func percent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// collect runs a collection and waits for the tune that follows it.
+func collect(t *testing.T) {
+	t.Helper()
+	before := tunes.Load()
+	runtime.GC()
+	for end := time.Now().Add(10 * time.Second); tunes.Load() == before; {
+		if time.Now().After(end) {
+			t.Fatal("no tune followed the collection")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func cycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+var sink []byte
+
+// TestFloor: with a floor, 1 GiB of garbage on a small live heap is
+// collected about once per floor's worth of it (with GOGC=100 alone, once
+// per 4 MiB: some 250 times); a pause keeps the collector off whatever
+// collections happen meanwhile, and its end gives the floor back; a live
+// heap over half the floor collects as GOGC=100 does.
+func TestFloor(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	const floor = 64 << 20
+	Start(floor)
+	defer func() { state.Lock(); state.floor = 0; state.Unlock() }()
+	collect(t)
+	if p, want := percent(), Percent(live(), floor); p != want || p <= 100 {
+		t.Fatalf("after a collection GOGC is %d, want %d (live %d)", p, want, live())
+	}
+	start := cycles()
+	for range 1 << 14 { // 1 GiB in 64 KiB pieces, none kept
+		sink = make([]byte, 64<<10)
+	}
+	if n := cycles() - start; n > 1<<30/floor*2 {
+		t.Errorf("1 GiB of garbage: %d collections, want about %d", n, 1<<30/floor)
+	}
+
+	resume := Pause()
+	collect(t)
+	if p := percent(); p != -1 {
+		t.Errorf("paused: after a collection GOGC is %d, want -1 (off)", p)
+	}
+	resume()
+	resume() // a second call does nothing
+	if p, want := percent(), Percent(live(), floor); p != want {
+		t.Errorf("pause ended: GOGC is %d, want %d", p, want)
+	}
+
+	keep := make([][]byte, 0, 64)
+	for range 48 { // 48 MiB live, more than half the floor
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	collect(t)
+	if p := percent(); p != 100 {
+		t.Errorf("a live heap of %d: GOGC is %d, want 100", live(), p)
+	}
+	runtime.KeepAlive(keep)
+}
+
+// TestPauseWithoutFloor: without a floor, pauses nest and the last to
+// end restores the percentage that was set.
+func TestPauseWithoutFloor(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	a, b := Pause(), Pause()
+	if p := percent(); p != -1 {
+		t.Fatalf("during two pauses GOGC is %d, want -1", p)
+	}
+	a()
+	if p := percent(); p != -1 {
+		t.Fatalf("one pause left: GOGC is %d, want -1", p)
+	}
+	b()
+	if p := percent(); p != 150 {
+		t.Fatalf("after both pauses GOGC is %d, want 150", p)
+	}
+}
