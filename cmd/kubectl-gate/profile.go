@@ -5,16 +5,20 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // Profiling for development (make bench, issue 25): with
 // KUBECTL_GATE_CPUPROFILE set, the run writes a CPU profile to that file;
 // with KUBECTL_GATE_MEMPROFILE, a heap profile at the end of the run
-// (allocations included: go tool pprof -sample_index=alloc_space). Neither
-// changes the verdict; a profile that cannot be written is said on stderr.
+// (allocations included: go tool pprof -sample_index=alloc_space); with
+// KUBECTL_GATE_TRACE, an execution trace (go tool trace: which core did
+// what when). None changes the verdict; a profile that cannot be written
+// is said on stderr.
 const (
 	envCPUProfile = "KUBECTL_GATE_CPUPROFILE"
 	envMemProfile = "KUBECTL_GATE_MEMPROFILE"
+	envTrace      = "KUBECTL_GATE_TRACE"
 )
 
 // startProfiles starts what the environment asks for and returns the
@@ -30,6 +34,17 @@ func startProfiles() (stop func()) {
 			fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the CPU profile: %v\n", envCPUProfile, err)
 		} else {
 			stops = append(stops, func() { pprof.StopCPUProfile(); _ = f.Close() })
+		}
+	}
+	if path := os.Getenv(envTrace); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the trace: %v\n", envTrace, err)
+		} else {
+			stops = append(stops, func() { trace.Stop(); _ = f.Close() })
 		}
 	}
 	if path := os.Getenv(envMemProfile); path != "" {
