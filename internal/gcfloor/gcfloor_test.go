@@ -18,7 +18,7 @@ func TestPercent(t *testing.T) {
 		{32 << 20, 128 << 20, 300},
 		{64 << 20, 128 << 20, 100}, // twice the live heap is the floor
 		{100 << 20, 128 << 20, 100},
-		{1, 1 << 40, 1 << 20}, // bounded
+		{1, 1 << 40, 1 << 20},      // bounded
 		{48 << 20, 128 << 20, 166}, // not 100: 128/48 rounds down to 2
 		{8 << 20, 0, 100},
 	} {
