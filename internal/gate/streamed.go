@@ -209,7 +209,13 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 	if s.panicked != nil {
 		panic(s.panicked.value)
 	}
-	if s.fallback || !renderrules.Comparable(resources, s.released) {
+	if s.fallback {
+		return nil, false
+	}
+	s.opts = opts
+	c := s.context(resources)
+	c.Released, c.Packed = s.released, s.packed
+	if !renderrules.Comparable(c) {
 		return nil, false
 	}
 	sort.Slice(s.runs, func(i, j int) bool { return s.runs[i].first < s.runs[j].first })
@@ -234,9 +240,6 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 		}
 		done[r.ID] = fs
 	}
-	s.opts = opts
-	c := s.context(resources)
-	c.Released, c.Packed = s.released, s.packed
 	return finish(c, opts, done), true
 }
 

@@ -83,7 +83,7 @@ func TestReadsHold(t *testing.T) {
 						released[o.YNode()] = manifest.ContentKeyOf(o)
 						manifest.Release(o)
 					}
-					if !renderrules.Comparable(objs, released) {
+					if !renderrules.Comparable(&rules.Context{Resources: objs, Released: released}) {
 						continue // the streamed check checks it whole
 					}
 					got = runRule(r, objs, cfg, released, packed)

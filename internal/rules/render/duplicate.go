@@ -45,7 +45,7 @@ type identity struct {
 
 func checkDuplicate(c *rules.Context) []finding.Finding {
 	var out []finding.Finding
-	for _, d := range Duplicates(c.Resources) {
+	for _, d := range duplicatesOf(c) {
 		prev, r := d[0], d[1]
 		same := "an identical copy"
 		if !identical(c, prev, r) {
@@ -92,14 +92,21 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 	return out
 }
 
-// Comparable reports whether every object repeated in resources can be
-// told an identical or a different copy although the objects of released
-// are released: two whole copies always can, and so can copies with equal
-// content keys; copies that differ in key, one of them released, may still
-// print the same, which only their whole trees tell. The streamed check
-// checks a render that is not comparable whole.
-func Comparable(resources []*yaml.RNode, released map[*yaml.Node]manifest.ContentKey) bool {
-	for _, d := range Duplicates(resources) {
+// duplicatesOf is Duplicates of the context's render, found once for
+// Comparable and the rule.
+func duplicatesOf(c *rules.Context) [][2]*yaml.RNode {
+	return rules.Memo(c, "render.duplicates", func() [][2]*yaml.RNode { return Duplicates(c.Resources) })
+}
+
+// Comparable reports whether every object repeated in the context's render
+// can be told an identical or a different copy although the objects of
+// c.Released are released: two whole copies always can, and so can copies
+// with equal content keys; copies that differ in key, one of them
+// released, may still print the same, which only their whole trees tell.
+// The streamed check checks a render that is not comparable whole.
+func Comparable(c *rules.Context) bool {
+	released := c.Released
+	for _, d := range duplicatesOf(c) {
 		ka, ra := released[d[0].YNode()]
 		kb, rb := released[d[1].YNode()]
 		if !ra && !rb {
