@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -353,10 +355,6 @@ type Image struct {
 // container of every object that skip does not leave out, each image parsed
 // once however many objects share it.
 func Collect(resources []*yaml.RNode, extra []PodSpecPath, skip func(*yaml.RNode) bool) []Image {
-	type parsed struct {
-		ref Ref
-		ok  bool
-	}
 	// Every object's containers first, then the images in one slice of
 	// the right size: grown by append, the slice of a 10,000-object render
 	// allocated five times its final size.
@@ -377,19 +375,45 @@ func Collect(resources []*yaml.RNode, extra []PodSpecPath, skip func(*yaml.RNode
 	if n == 0 {
 		return nil
 	}
-	cache := map[string]parsed{} // 10,000 objects use a few hundred images
 	out := make([]Image, 0, n)
 	for i, obj := range resources {
 		for _, c := range found[i] {
-			p, seen := cache[c.Image]
-			if !seen {
-				p.ref, p.ok = Parse(c.Image)
-				cache[c.Image] = p
-			}
-			out = append(out, Image{Obj: obj, Container: c, Ref: p.ref, Valid: p.ok})
+			ref, ok := parseCached(c.Image)
+			out = append(out, Image{Obj: obj, Container: c, Ref: ref, Valid: ok})
 		}
 	}
 	return out
+}
+
+// parsed is a reference Parse read, kept by parseCached.
+type parsed struct {
+	ref Ref
+	ok  bool
+}
+
+// parsedRefs holds up to maxParsedRefs references Parse read, for every
+// Collect of the process: 10,000 objects use a few hundred images, and
+// the streamed check collects each run of objects on its own.
+var (
+	parsedRefs    sync.Map // string → parsed
+	parsedCount   atomic.Int64
+	maxParsedRefs = int64(16384)
+)
+
+// parseCached is Parse, remembered for the first maxParsedRefs images.
+func parseCached(image string) (Ref, bool) {
+	if p, ok := parsedRefs.Load(image); ok {
+		return p.(parsed).ref, p.(parsed).ok
+	}
+	if parsedCount.Load() >= maxParsedRefs {
+		return Parse(image)
+	}
+	image = strings.Clone(image) // the cache keeps no part of a render
+	ref, ok := Parse(image)
+	if _, loaded := parsedRefs.LoadOrStore(image, parsed{ref, ok}); !loaded {
+		parsedCount.Add(1)
+	}
+	return ref, ok
 }
 
 // chunkFrom is the number of objects from which inChunks spreads them

@@ -178,3 +178,37 @@ func TestUnmatchedField(t *testing.T) {
 		t.Fatalf("unmatched = %+v", got)
 	}
 }
+
+// TestParseCached: the cache gives what Parse gives, keeps at most
+// maxParsedRefs references, and parses the others each time.
+func TestParseCached(t *testing.T) {
+	defer func(n int64) { maxParsedRefs = n }(maxParsedRefs)
+	maxParsedRefs = parsedCount.Load() + 2
+	for _, image := range []string{"nginx:1.27", "UPPER/x", "nginx:1.27", "a/b:c", "d/e:f", "d/e:f"} {
+		want, wok := Parse(image)
+		if got, ok := parseCached(image); got != want || ok != wok {
+			t.Errorf("parseCached(%q) = %+v, %v; want %+v, %v", image, got, ok, want, wok)
+		}
+	}
+	if n := parsedCount.Load(); n != maxParsedRefs {
+		t.Errorf("%d references kept, want %d", n, maxParsedRefs)
+	}
+	if _, kept := parsedRefs.Load("d/e:f"); kept {
+		t.Error("a reference past the cap was kept")
+	}
+	for _, d := range []struct {
+		digest string
+		valid  bool
+	}{
+		{"sha256:" + strings.Repeat("0f", 32), true},
+		{"sha256:" + strings.Repeat("0F", 32), false},
+		{"sha256:" + strings.Repeat("0f", 31), false},
+		{"sha512:" + strings.Repeat("0f", 32), false},
+		{"sha256:" + strings.Repeat("0f", 32) + "\n", false},
+		{"", false},
+	} {
+		if got := (Ref{Digest: d.digest}).ValidDigest(); got != d.valid {
+			t.Errorf("ValidDigest(%q) = %v, want %v", d.digest, got, d.valid)
+		}
+	}
+}

@@ -1,9 +1,13 @@
 package images
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// digestPattern is what ValidDigest accepts, as a regular expression.
+var digestPattern = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
 
 // FuzzRef feeds image reference parsing and rewriting arbitrary strings
 // (seeds in testdata/fuzz/FuzzRef): no panic; an accepted reference splits
@@ -17,6 +21,12 @@ func FuzzRef(f *testing.F) {
 	digest := "sha256:" + strings.Repeat("0f", 32)
 	f.Fuzz(func(t *testing.T, image string, dropTag bool) {
 		r, ok := Parse(image)
+		if c, cok := parseCached(image); c != r || cok != ok {
+			t.Fatalf("parseCached(%q) = %+v, %v; Parse gives %+v, %v", image, c, cok, r, ok)
+		}
+		if got, want := (Ref{Digest: image}).ValidDigest(), digestPattern.MatchString(image); got != want {
+			t.Fatalf("ValidDigest of %q: %v, the pattern says %v", image, got, want)
+		}
 		if !ok {
 			return
 		}

@@ -1,13 +1,10 @@
 package images
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 )
-
-var digestRE = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
 
 // Ref is a parsed image reference.
 type Ref struct {
@@ -54,7 +51,20 @@ func (r Ref) Repository() string {
 func (r Ref) HasDigest() bool { return r.Digest != "" }
 
 // ValidDigest reports whether the digest is a well-formed sha256 digest.
-func (r Ref) ValidDigest() bool { return digestRE.MatchString(r.Digest) }
+// (the same as the pattern ^sha256:[a-f0-9]{64}$, without a regular
+// expression: it is asked of every pinned image of a render).
+func (r Ref) ValidDigest() bool {
+	hex, ok := strings.CutPrefix(r.Digest, "sha256:")
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	for i := 0; i < len(hex); i++ {
+		if c := hex[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // WithDigest returns the reference pinned to a digest: "repo:tag@sha256:…",
 // or "repo@sha256:…" when dropTag is set.
