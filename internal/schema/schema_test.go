@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 func parse(t testing.TB, docs string) []*yaml.RNode {
@@ -202,5 +205,46 @@ func TestValidateCancelled(t *testing.T) {
 	cancel()
 	if _, err := v.Validate(ctx, objs); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "validating: ") {
 		t.Fatalf("a cancelled context: %v, want validating: context canceled", err)
+	}
+}
+
+// TestReaderAnnotationsNotValidated: the annotations the gate's reader
+// writes on every object (its file and index) are not the object's: the
+// API server never receives them. An object whose own annotations are at
+// the size limit passes, as it would at the API server, though the reader
+// added two more; an annotation key of the object's own that the API
+// server refuses is still refused.
+func TestReaderAnnotationsNotValidated(t *testing.T) {
+	key := "example.com/blob"
+	at := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: at-limit\n  annotations:\n    %s: %s\n", key, strings.Repeat("a", 256*1024-len(key)))
+	over := strings.Replace(strings.Replace(at, "at-limit", "over-limit", 1), key+":", key+"x:", 1)
+	bad := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad-key\n  annotations: {'not a key!': x}\n"
+	objs, err := stream.Parse([]byte(at+"---\n"+over+"---\n"+bad), "a/file/the/reader/names.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, i := objs[0].GetAnnotations()[kioutil.PathAnnotation], objs[0].GetAnnotations()[kioutil.IndexAnnotation]; p == "" || i == "" {
+		t.Fatalf("the reader wrote no path and index annotations: %v", objs[0].GetAnnotations())
+	}
+	v, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := v.Validate(context.Background(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range rs {
+		got[r.Name] = append(got[r.Name], r.Field+": "+r.Reason)
+	}
+	if len(got["at-limit"]) != 0 {
+		t.Errorf("annotations at the size limit refused: %v", got["at-limit"])
+	}
+	if !strings.Contains(strings.Join(got["over-limit"], "\n"), "Too long") {
+		t.Errorf("annotations one byte over the limit not refused: %v", got["over-limit"])
+	}
+	if !strings.Contains(strings.Join(got["bad-key"], "\n"), "not a key!") {
+		t.Errorf("an invalid annotation key of the object's own not refused: %v", got["bad-key"])
 	}
 }

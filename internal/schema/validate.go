@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"strings"
 	"sync"
 
@@ -36,6 +37,7 @@ func (v *Validator) validateOne(ctx context.Context, index int, obj map[string]a
 		r.Rule, r.Reason = RuleSchema, "Object 'apiVersion' and 'kind' are required"
 		return []Result{r}
 	}
+	dropReaderAnnotations(obj)
 	var out []Result
 	for _, d := range dups {
 		r := base
@@ -157,6 +159,25 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 		errs = append(errs, celErrs...)
 	}
 	return errs
+}
+
+// readerAnnotations are what the gate's reader writes on every object it
+// reads (stream.annotate): the file and the index in it. The API server
+// never receives them (kubectl apply -f sends the file; kustomize and
+// kio writers drop them), so they are not validated as the object's own:
+// two keys on every object made ValidateAnnotations, run twice an object
+// (ObjectMeta here, api-validation), the costliest part of its metadata's
+// check on the bench renders.
+var readerAnnotations = [...]string{kioutil.PathAnnotation, kioutil.IndexAnnotation}
+
+// dropReaderAnnotations removes the reader's annotations from an object's
+// JSON form (an object with annotations of its own keeps them).
+func dropReaderAnnotations(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	a, _ := md["annotations"].(map[string]any)
+	for _, k := range readerAnnotations {
+		delete(a, k)
+	}
 }
 
 // lookup finds the schema for an object's apiVersion and kind, or says why
