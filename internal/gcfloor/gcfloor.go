@@ -35,9 +35,9 @@ import (
 )
 
 // DefaultFloor is the heap floor child.Arm sets: 128 MiB. On the 9,020-object
-// bench render it saved about 11% of the check's CPU for 4 MiB more peak
-// memory (the heap reached ~130 MiB with GOGC=100 too, at its end); 100 MiB
-// saved nothing, 160 MiB cost 28 MiB more for no more saving.
+// bench render it saved 11–15% of the check's CPU for 4–14 MiB more peak
+// memory (paired runs; the heap reached ~140 MiB with GOGC=100 too, at its
+// end); 100 MiB saved nothing, 160 MiB cost 28 MiB more for no more saving.
 const DefaultFloor = 128 << 20
 
 var state struct {
