@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -25,28 +26,24 @@ const (
 // function that writes the profiles out.
 func startProfiles() (stop func()) {
 	var stops []func()
-	if path := os.Getenv(envCPUProfile); path != "" {
+	// stream starts writing to the file env names, if any; end stops it.
+	stream := func(env, what string, start func(io.Writer) error, end func()) {
+		path := os.Getenv(env)
+		if path == "" {
+			return
+		}
 		f, err := os.Create(path)
 		if err == nil {
-			err = pprof.StartCPUProfile(f)
+			err = start(f)
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the CPU profile: %v\n", envCPUProfile, err)
-		} else {
-			stops = append(stops, func() { pprof.StopCPUProfile(); _ = f.Close() })
+			fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the %s: %v\n", env, what, err)
+			return
 		}
+		stops = append(stops, func() { end(); _ = f.Close() })
 	}
-	if path := os.Getenv(envTrace); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "kubectl gate: %s: cannot write the trace: %v\n", envTrace, err)
-		} else {
-			stops = append(stops, func() { trace.Stop(); _ = f.Close() })
-		}
-	}
+	stream(envCPUProfile, "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stream(envTrace, "trace", trace.Start, trace.Stop)
 	if path := os.Getenv(envMemProfile); path != "" {
 		runtime.MemProfileRate = 64 * 1024
 		stops = append(stops, func() {
