@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"strings"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/apivalidation"
 )
