@@ -46,7 +46,7 @@ func (o Owned) Hash() [sha256.Size]byte {
 // through its Summary.
 func EachOwned(apps []AppSource, f func(Owned)) {
 	for _, as := range apps {
-		if !as.Judged() || (len(as.Resources) == 0 && (as.Summary == nil || len(as.Summary.Objects) == 0)) {
+		if !as.Judged() || (len(as.Resources) == 0 && (as.Summary == nil || as.Summary.Len() == 0)) {
 			continue
 		}
 		cluster, ns := destination(as.App)
@@ -64,10 +64,10 @@ func EachOwned(apps []AppSource, f func(Owned)) {
 			f(o)
 		}
 		if as.Summary != nil {
-			for _, id := range as.Summary.Objects {
+			as.Summary.Objects(func(id ObjectID) {
 				o.hash = id.Hash
 				each(id)
-			}
+			})
 			continue
 		}
 		scope := NewScopeOf(as.Resources) // once per render: per object it is quadratic

@@ -2,6 +2,8 @@ package argo
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -23,9 +25,12 @@ type Summary struct {
 	// (ByNamespace with no skip); FluxByNS leaves Flux's own objects out
 	// (flux-target-namespace).
 	ByNS, FluxByNS map[string]NSGroup
-	// Objects are what EachOwned walks: every object but local config and
-	// Argo CD's own, in render order.
-	Objects []ObjectID
+	// objects are what EachOwned walks (Objects): every object but local
+	// config and Argo CD's own, in render order, packed into one buffer
+	// without pointers. An estate's summaries are kept until its last unit
+	// is checked; packed, the collector never walks them.
+	objects []byte
+	n       int
 }
 
 // NSGroup is the namespaced objects of a render in one namespace: how many,
@@ -49,15 +54,57 @@ type ObjectID struct {
 func Summarise(resources []*yaml.RNode) *Summary {
 	s := &Summary{Count: manifest.Count(resources), ByNS: groups(ByNamespace(resources, nil)), FluxByNS: groups(ByNamespace(resources, IsFluxObject))}
 	scope := NewScopeOf(resources)
+	var buf []byte
 	for _, obj := range resources {
 		if manifest.IsLocalConfig(obj) || IsArgoConfig(obj) {
 			continue
 		}
-		group, kind := apiGroup(obj), obj.GetKind()
-		s.Objects = append(s.Objects, ObjectID{Group: group, Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		buf = appendObjectID(buf, ObjectID{Group: apiGroup(obj), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
 			ClusterScoped: scope.Cluster(manifest.Kind(obj)), Hash: sha256.Sum256([]byte(Body(obj)))})
+		s.n++
 	}
+	s.objects = slices.Clip(buf)
 	return s
+}
+
+// Len is how many objects the render deploys (Objects).
+func (s *Summary) Len() int { return s.n }
+
+// Objects calls f on every object the render deploys, in render order:
+// every object but local config and Argo CD's own.
+func (s *Summary) Objects(f func(ObjectID)) {
+	for b := s.objects; len(b) > 0; {
+		var id ObjectID
+		id.Group, b = nextString(b)
+		id.Kind, b = nextString(b)
+		id.Namespace, b = nextString(b)
+		id.Name, b = nextString(b)
+		id.ClusterScoped = b[0] == 1
+		copy(id.Hash[:], b[1:1+sha256.Size])
+		b = b[1+sha256.Size:]
+		f(id)
+	}
+}
+
+// appendObjectID packs id: each string as its length and bytes, then the
+// scope and the hash.
+func appendObjectID(b []byte, id ObjectID) []byte {
+	for _, s := range []string{id.Group, id.Kind, id.Namespace, id.Name} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	scope := byte(0)
+	if id.ClusterScoped {
+		scope = 1
+	}
+	b = append(b, scope)
+	return append(b, id.Hash[:]...)
+}
+
+// nextString unpacks a string appendObjectID packed.
+func nextString(b []byte) (string, []byte) {
+	n, w := binary.Uvarint(b)
+	return string(b[w : w+int(n)]), b[w+int(n):]
 }
 
 func groups(byNS map[string][]*yaml.RNode) map[string]NSGroup {
