@@ -117,3 +117,43 @@ func TestPauseWithoutFloor(t *testing.T) {
 		t.Fatalf("after both pauses GOGC is %d, want 150", p)
 	}
 }
+
+// TestRaise: Raise and Input only raise the floor, never past MaxFloor,
+// and the percentage follows at once; without a floor (the user's GOGC)
+// neither sets one.
+func TestRaise(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer func() { state.Lock(); state.floor, state.input = 0, 0; state.Unlock() }()
+
+	Raise(RenderFloor)
+	Input(1 << 30)
+	if f := Floor(); f != 0 {
+		t.Fatalf("without a floor, Raise and Input set %d", f)
+	}
+	state.Lock()
+	state.input = 0
+	state.Unlock()
+
+	Start(DefaultFloor)
+	collect(t)
+	Input(DefaultFloor / InputFactor / 2) // under the floor: no change
+	if f := Floor(); f != DefaultFloor {
+		t.Fatalf("a small input moved the floor to %d", f)
+	}
+	Input(DefaultFloor / InputFactor) // 1.5× the floor's worth in all
+	if f, want := Floor(), uint64(DefaultFloor/InputFactor*3/2*InputFactor); f != want {
+		t.Fatalf("after 1.5 floors' worth of input the floor is %d, want %d", f, want)
+	}
+	if p, want := percent(), Percent(live(), Floor()); p != want {
+		t.Errorf("raised: GOGC is %d, want %d at once", p, want)
+	}
+	Raise(DefaultFloor) // lower: ignored
+	if f := Floor(); f <= DefaultFloor {
+		t.Errorf("Raise lowered the floor to %d", f)
+	}
+	Input(1 << 40)
+	Raise(1 << 40)
+	if f := Floor(); f != MaxFloor {
+		t.Errorf("floor %d, want MaxFloor %d", f, MaxFloor)
+	}
+}

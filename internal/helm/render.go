@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigyaml "sigs.k8s.io/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/tmplbound"
 )
 
@@ -94,6 +95,7 @@ type Document struct {
 // Template renders the chart at dir. Its output printed with Print is what
 // `helm template` prints for the same flags.
 func Template(ctx context.Context, dir string, o Options) ([]Document, error) {
+	gcfloor.Raise(gcfloor.RenderFloor) // a render's garbage (gcfloor.RenderFloor)
 	rel, err := run(ctx, dir, o)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -255,5 +258,29 @@ func TestFileDependency(t *testing.T) {
 	}
 	if v := got["ConfigMap/release-name-settings"].GetDataMap()["interval"]; v != "30s" {
 		t.Errorf("interval = %q", v)
+	}
+}
+
+// TestTemplateRaisesFloor: rendering a chart raises the heap floor to
+// gcfloor.RenderFloor (a render's garbage), and sets none where the user's
+// GOGC left the process without one.
+func TestTemplateRaisesFloor(t *testing.T) {
+	run := func(mode string) string {
+		if mode == "floor" {
+			gcfloor.Start(gcfloor.DefaultFloor)
+		}
+		before := gcfloor.Floor()
+		if _, err := Template(context.Background(), blueGreen, Options{ReleaseName: "shop"}); err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("%d→%d", before, gcfloor.Floor())
+	}
+	for _, tc := range []struct{ mode, want string }{
+		{"floor", fmt.Sprintf("%d→%d", gcfloor.DefaultFloor, gcfloor.RenderFloor)},
+		{"none", "0→0"},
+	} {
+		if got := testutil.InChild(t, tc.mode, run); got != tc.want {
+			t.Errorf("%s: the floor went %s, want %s", tc.mode, got, tc.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 )
 
 // Options configure the in-process kustomize render, as kustomize's flags do.
@@ -98,6 +99,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("rendering %s: not a directory", dir)
 	}
+	gcfloor.Raise(gcfloor.RenderFloor) // a render's garbage (gcfloor.RenderFloor)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", dir, err)

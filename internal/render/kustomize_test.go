@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
@@ -304,5 +306,30 @@ func TestSkippedExecFunctions(t *testing.T) {
 	}
 	if len(res.Resources) != 1 || res.Resources[0].MustString() == "" || !strings.Contains(res.Resources[0].MustString(), "a: ran") {
 		t.Errorf("with --enable-exec the transformer did not run: %v", res.Resources)
+	}
+}
+
+// TestKustomizeRaisesFloor: rendering raises the heap floor to
+// gcfloor.RenderFloor (a render's garbage), and sets none where the user's
+// GOGC left the process without one.
+func TestKustomizeRaisesFloor(t *testing.T) {
+	dir := tree(t, baseFiles)
+	run := func(mode string) string {
+		if mode == "floor" {
+			gcfloor.Start(gcfloor.DefaultFloor)
+		}
+		before := gcfloor.Floor()
+		if _, err := Kustomize(filepath.Join(dir, "base"), Options{}); err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("%d→%d", before, gcfloor.Floor())
+	}
+	for _, tc := range []struct{ mode, want string }{
+		{"floor", fmt.Sprintf("%d→%d", gcfloor.DefaultFloor, gcfloor.RenderFloor)},
+		{"none", "0→0"},
+	} {
+		if got := testutil.InChild(t, tc.mode, run); got != tc.want {
+			t.Errorf("%s: the floor went %s, want %s", tc.mode, got, tc.want)
+		}
 	}
 }
