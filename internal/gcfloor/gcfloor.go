@@ -15,7 +15,9 @@
 // is over half the floor, this is GOGC=100 again, so a large render's peak
 // is what it was.
 //
-// The floor is the memory a run may use whatever it checks; it is set only
+// The floor is the memory a run may use whatever it checks: 128 MiB, more
+// for a large stream or a render (Raise, Input), never more than a quarter
+// of the Go memory limit or of the container's (Capped). It is set only
 // when the user set no GOGC (child.Arm), and a GOMEMLIMIT the user set (or
 // the supervisor's, below its cap) still makes the collector run before
 // the process reaches it.
@@ -27,9 +29,14 @@
 package gcfloor
 
 import (
+	"os"
+	"path"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -179,7 +186,66 @@ func tune() {
 	if state.floor == 0 || state.paused > 0 {
 		return
 	}
-	debug.SetGCPercent(Percent(live(), state.floor))
+	debug.SetGCPercent(Percent(live(), Capped(state.floor, uint64(debug.SetMemoryLimit(-1)), containerLimit())))
+}
+
+// Capped is the floor tune applies: floor, but at most a quarter of the Go
+// memory limit (GOMEMLIMIT, or the supervisor's below its cap) and of the
+// container's memory limit (cgroup; 0: none). The floor is heap the
+// collector lets garbage fill: in a container of 512 MiB (an Argo CD
+// repo-server sidecar) it stays at 128 MiB whatever the run reads.
+func Capped(floor, goLimit, container uint64) uint64 {
+	floor = min(floor, goLimit/4)
+	if container > 0 {
+		floor = min(floor, container/4)
+	}
+	return floor
+}
+
+// containerLimit is the memory limit of the process's cgroup, 0 if none
+// or unknown, read once.
+var containerLimit = sync.OnceValue(func() uint64 {
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	var limit uint64
+	for _, f := range CgroupLimitFiles(string(self)) {
+		if b, err := os.ReadFile(f); err == nil {
+			if l := ParseCgroupLimit(string(b)); l > 0 && (limit == 0 || l < limit) {
+				limit = l
+			}
+		}
+	}
+	return limit
+})
+
+// CgroupLimitFiles are the files that may hold the memory limit of the
+// cgroup /proc/self/cgroup names: cgroup v2's memory.max and v1's
+// memory.limit_in_bytes, under the cgroup's path and at the root (where a
+// container with its own cgroup namespace sees its own).
+func CgroupLimitFiles(procSelfCgroup string) []string {
+	files := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+	for _, line := range strings.Split(procSelfCgroup, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") || strings.Contains(parts[2], "..") || parts[2] == "/" {
+			continue
+		}
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			files = append(files, path.Join("/sys/fs/cgroup", parts[2], "memory.max"))
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			files = append(files, path.Join("/sys/fs/cgroup/memory", parts[2], "memory.limit_in_bytes"))
+		}
+	}
+	return files
+}
+
+// ParseCgroupLimit reads a cgroup memory limit in bytes: 0 for none
+// ("max" in v2, a number near 2^63 in v1) or what does not parse.
+func ParseCgroupLimit(s string) uint64 {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil || n >= 1<<62 {
+		return 0
+	}
+	return n
 }
 
 // live is the heap the last collection marked live (0 before the first).

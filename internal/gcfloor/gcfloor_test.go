@@ -1,9 +1,11 @@
 package gcfloor
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 )
@@ -155,5 +157,56 @@ func TestRaise(t *testing.T) {
 	Raise(1 << 40)
 	if f := Floor(); f != MaxFloor {
 		t.Errorf("floor %d, want MaxFloor %d", f, MaxFloor)
+	}
+
+	// A Go memory limit caps the floor tune applies at a quarter of it.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
+	collect(t)
+	if p, want := percent(), Percent(live(), Capped(MaxFloor, 1<<30, containerLimit())); p != want || want == Percent(live(), MaxFloor) {
+		t.Errorf("under a 1 GiB memory limit GOGC is %d, want %d (not %d, the uncapped floor's)", p, want, Percent(live(), MaxFloor))
+	}
+}
+
+func TestCapped(t *testing.T) {
+	for _, tc := range []struct{ floor, goLimit, container, want uint64 }{
+		{MaxFloor, math.MaxInt64, 0, MaxFloor},          // no limits
+		{MaxFloor, 8 << 30 / 10 * 8, 0, MaxFloor},       // the supervisor's default
+		{MaxFloor, math.MaxInt64, 512 << 20, 128 << 20}, // a 512 MiB container
+		{RenderFloor, 600 << 20, 2 << 30, 150 << 20},    // GOMEMLIMIT=600MiB
+		{DefaultFloor, 256 << 20, 0, 64 << 20},
+	} {
+		if got := Capped(tc.floor, tc.goLimit, tc.container); got != tc.want {
+			t.Errorf("Capped(%d, %d, %d) = %d, want %d", tc.floor, tc.goLimit, tc.container, got, tc.want)
+		}
+	}
+}
+
+func TestCgroupLimit(t *testing.T) {
+	roots := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+	for _, tc := range []struct {
+		self string
+		want []string
+	}{
+		{"0::/\n", roots}, // a container with its own namespace
+		{"0::/kubepods.slice/pod1/cri-abc\n", append(roots, "/sys/fs/cgroup/kubepods.slice/pod1/cri-abc/memory.max")},
+		{"9:name=systemd:/\n4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n", append(roots, "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes")},
+		{"5:cpu,memory:/x\n", append(roots, "/sys/fs/cgroup/memory/x/memory.limit_in_bytes")},
+		{"0::/../../etc\nnonsense\n", roots}, // never out of /sys/fs/cgroup
+		{"", roots},
+	} {
+		if got := CgroupLimitFiles(tc.self); !slices.Equal(got, tc.want) {
+			t.Errorf("CgroupLimitFiles(%q) = %q, want %q", tc.self, got, tc.want)
+		}
+	}
+	for in, want := range map[string]uint64{
+		"max\n":                 0,
+		"9223372036854771712\n": 0, // cgroup v1's "none"
+		"536870912\n":           512 << 20,
+		"":                      0,
+		"-1":                    0,
+	} {
+		if got := ParseCgroupLimit(in); got != want {
+			t.Errorf("ParseCgroupLimit(%q) = %d, want %d", in, got, want)
+		}
 	}
 }
