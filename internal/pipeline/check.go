@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -78,12 +79,13 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 	}
 	u.Source.finish(u, rep)
 	u.blame(rep.Findings)
+	file := sync.OnceValue(func() string { return inputFile(u.Source) }) // a stat or more: once a unit
 	for i := range rep.Findings {
 		if rep.Findings[i].Input == "" {
 			rep.Findings[i].Input = u.Source.input(rep.Findings[i])
 		}
 		if rep.Findings[i].InputFile == "" {
-			rep.Findings[i].InputFile = inputFile(u.Source)
+			rep.Findings[i].InputFile = file()
 		}
 	}
 	return rep, nil

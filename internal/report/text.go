@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -231,12 +232,26 @@ func groupByInput(fs []finding.Finding, quiet bool) []inputGroup {
 		}
 		groups[i].findings = append(groups[i].findings, f)
 	}
-	for _, g := range groups {
-		sort.SliceStable(g.findings, func(i, j int) bool {
-			return objectKey(g.findings[i]) < objectKey(g.findings[j])
-		})
+	for i := range groups {
+		groups[i].findings = byObject(groups[i].findings)
 	}
 	return groups
+}
+
+// byObject orders findings by objectKey, keeping the order of those on one
+// object: each key is made once, and the findings are moved once.
+func byObject(fs []finding.Finding) []finding.Finding {
+	keys := make([]string, len(fs))
+	order := make([]int, len(fs))
+	for i := range fs {
+		keys[i], order[i] = objectKey(fs[i]), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	out := make([]finding.Finding, len(fs))
+	for i, j := range order {
+		out[i] = fs[j]
+	}
+	return out
 }
 
 // objectKey orders findings by object; findings about no object (an empty
