@@ -1,9 +1,9 @@
 package argo
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -63,7 +63,7 @@ func Summarise(resources []*yaml.RNode) *Summary {
 			ClusterScoped: scope.Cluster(manifest.Kind(obj)), Hash: sha256.Sum256([]byte(Body(obj)))})
 		s.n++
 	}
-	s.objects = slices.Clip(buf)
+	s.objects = bytes.Clone(buf) // no slack kept
 	return s
 }
 

@@ -2,6 +2,7 @@ package argo
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -45,6 +46,10 @@ kind: Widget
 metadata: {name: ""}
 `))
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A name of 300 bytes: its length takes two bytes packed.
+	if err := resources[0].SetName(strings.Repeat("w", 300)); err != nil {
 		t.Fatal(err)
 	}
 	walk := func(as AppSource) (out []Owned) {

@@ -150,7 +150,7 @@ func Input(n int) {
 	}
 }
 
-// Floor is the floor set, 0 if none.
+// Floor is the floor set, 0 if none; tune applies it Capped.
 func Floor() uint64 {
 	state.Lock()
 	defer state.Unlock()
@@ -203,8 +203,11 @@ func Capped(floor, goLimit, container uint64) uint64 {
 }
 
 // containerLimit is the memory limit of the process's cgroup, 0 if none
-// or unknown, read once.
+// or unknown (anywhere but Linux), read once.
 var containerLimit = sync.OnceValue(func() uint64 {
+	if runtime.GOOS != "linux" {
+		return 0
+	}
 	self, _ := os.ReadFile("/proc/self/cgroup")
 	var limit uint64
 	for _, f := range CgroupLimitFiles(string(self)) {
@@ -217,22 +220,30 @@ var containerLimit = sync.OnceValue(func() uint64 {
 	return limit
 })
 
-// CgroupLimitFiles are the files that may hold the memory limit of the
-// cgroup /proc/self/cgroup names: cgroup v2's memory.max and v1's
-// memory.limit_in_bytes, under the cgroup's path and at the root (where a
-// container with its own cgroup namespace sees its own).
+// CgroupLimitFiles are the files that may hold a memory limit over the
+// cgroup /proc/self/cgroup names (the lowest applies): cgroup v2's
+// memory.max and v1's memory.limit_in_bytes, at the root (where a
+// container with its own cgroup namespace sees its own) and at the
+// cgroup's path and each of its parents (a pod's limit over its
+// containers').
 func CgroupLimitFiles(procSelfCgroup string) []string {
 	files := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
 	for _, line := range strings.Split(procSelfCgroup, "\n") {
 		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") || strings.Contains(parts[2], "..") || parts[2] == "/" {
+		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") || strings.Contains(parts[2], "..") {
 			continue
 		}
+		var root, file string
 		switch {
 		case parts[0] == "0" && parts[1] == "":
-			files = append(files, path.Join("/sys/fs/cgroup", parts[2], "memory.max"))
+			root, file = "/sys/fs/cgroup", "memory.max"
 		case slices.Contains(strings.Split(parts[1], ","), "memory"):
-			files = append(files, path.Join("/sys/fs/cgroup/memory", parts[2], "memory.limit_in_bytes"))
+			root, file = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		for dir := path.Clean(parts[2]); dir != "/"; dir = path.Dir(dir) {
+			files = append(files, path.Join(root, dir, file))
 		}
 	}
 	return files

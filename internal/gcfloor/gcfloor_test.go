@@ -31,6 +31,12 @@ func TestPercent(t *testing.T) {
 }
 
 // percent reads the collector's percentage.
+// applied is the floor tune applies in this process (Capped): the tests
+// may run under a GOMEMLIMIT or in a container with a memory limit.
+func applied(floor uint64) uint64 {
+	return Capped(floor, uint64(debug.SetMemoryLimit(-1)), containerLimit())
+}
+
 func percent() int {
 	p := debug.SetGCPercent(100)
 	debug.SetGCPercent(p)
@@ -69,7 +75,7 @@ func TestFloor(t *testing.T) {
 	Start(floor)
 	defer func() { state.Lock(); state.floor = 0; state.Unlock() }()
 	collect(t)
-	if p, want := percent(), Percent(live(), floor); p != want || p <= 100 {
+	if p, want := percent(), Percent(live(), applied(floor)); p != want || p <= 100 {
 		t.Fatalf("after a collection GOGC is %d, want %d (live %d)", p, want, live())
 	}
 	start := cycles()
@@ -87,7 +93,7 @@ func TestFloor(t *testing.T) {
 	}
 	resume()
 	resume() // a second call does nothing
-	if p, want := percent(), Percent(live(), floor); p != want {
+	if p, want := percent(), Percent(live(), applied(floor)); p != want {
 		t.Errorf("pause ended: GOGC is %d, want %d", p, want)
 	}
 
@@ -146,7 +152,7 @@ func TestRaise(t *testing.T) {
 	if f, want := Floor(), uint64(DefaultFloor/InputFactor*3/2*InputFactor); f != want {
 		t.Fatalf("after 1.5 floors' worth of input the floor is %d, want %d", f, want)
 	}
-	if p, want := percent(), Percent(live(), Floor()); p != want {
+	if p, want := percent(), Percent(live(), applied(Floor())); p != want {
 		t.Errorf("raised: GOGC is %d, want %d at once", p, want)
 	}
 	Raise(DefaultFloor) // lower: ignored
@@ -188,10 +194,15 @@ func TestCgroupLimit(t *testing.T) {
 		want []string
 	}{
 		{"0::/\n", roots}, // a container with its own namespace
-		{"0::/kubepods.slice/pod1/cri-abc\n", append(roots, "/sys/fs/cgroup/kubepods.slice/pod1/cri-abc/memory.max")},
-		{"9:name=systemd:/\n4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n", append(roots, "/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes")},
+		{"0::/kubepods.slice/pod1/cri-abc\n", append(roots,
+			"/sys/fs/cgroup/kubepods.slice/pod1/cri-abc/memory.max",
+			"/sys/fs/cgroup/kubepods.slice/pod1/memory.max",
+			"/sys/fs/cgroup/kubepods.slice/memory.max")},
+		{"9:name=systemd:/\n4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n", append(roots,
+			"/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes",
+			"/sys/fs/cgroup/memory/docker/memory.limit_in_bytes")},
 		{"5:cpu,memory:/x\n", append(roots, "/sys/fs/cgroup/memory/x/memory.limit_in_bytes")},
-		{"0::/../../etc\nnonsense\n", roots}, // never out of /sys/fs/cgroup
+		{"0::/../../etc\n0::/a/../../etc\nnonsense\n", roots}, // never out of /sys/fs/cgroup
 		{"", roots},
 	} {
 		if got := CgroupLimitFiles(tc.self); !slices.Equal(got, tc.want) {

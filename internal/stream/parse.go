@@ -95,9 +95,6 @@ func ParseEach(data []byte, path string, each Each) (_ []*yaml.RNode, err error)
 			err = fmt.Errorf("parsing %s: the YAML reader failed: %v", path, r)
 		}
 	}()
-	// What the check keeps grows with the stream, and so does the heap
-	// the collector waits for (gcfloor.InputFactor).
-	gcfloor.Input(len(data))
 	chunks, err := parseChunks(data, path, each)
 	if err != nil {
 		return nil, err

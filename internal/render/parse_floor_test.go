@@ -1,17 +1,15 @@
-package stream
+package render
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
 	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
-// TestParseRaisesFloor: the heap floor follows the streams read
+// TestParseRaisesFloor: the heap floor follows the input read
 // (gcfloor.Input): a small stream leaves the default floor, 7 MiB more
 // raise it to InputFactor times all read, and without a floor (the user's
 // GOGC) none is set.
@@ -30,7 +28,7 @@ func TestParseRaisesFloor(t *testing.T) {
 			return err.Error()
 		}
 		after := gcfloor.Floor()
-		if _, err := ParseEach(large, "large.yaml", func(int, []*yaml.RNode) {}); err != nil {
+		if _, err := Parse(large, "large.yaml"); err != nil {
 			return err.Error()
 		}
 		return fmt.Sprintf("small=%d large=%d", after, gcfloor.Floor())
