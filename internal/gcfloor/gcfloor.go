@@ -54,22 +54,22 @@ const (
 	// yields and the gate keeps almost none of it once the unit is
 	// checked, so the collector's work is the number of its cycles over
 	// a live heap that does not shrink with them. On the bench estate of
-	// 500 and 2,000 Applications it took 0.82–0.86× the wall time of
-	// DefaultFloor, and made 2,000 Applications 4.2× the 500 (4.6×
-	// before), for a peak of ~370 MB at both.
+	// 500 and 2,000 Applications it took 0.87× and 0.80× the wall time of
+	// DefaultFloor (paired runs), and made 2,000 Applications 4.3× the
+	// 500 (4.6× before), for a peak of ~350 MB at both (+90 MB).
 	RenderFloor = 256 << 20
-	// InputFactor is the floor per byte of a stream the gate reads
-	// (Input): the streamed check keeps about 10 bytes of heap for each
-	// (the objects the cross-object rules read, the names of the rest),
-	// and a floor of twice that keeps the collector's cycles as few for
-	// a large render as for a small one. With a fixed floor a render of
-	// 36,020 objects, whose live heap outgrew half of it early, was
-	// collected twice as often as one of 9,020 and its time grew 4.9×
-	// for 4× the objects; with this factor it grew 3.9×.
+	// InputFactor is the floor per byte of input the gate reads (Input):
+	// the streamed check keeps about 10 bytes of heap for each (the
+	// objects the cross-object rules read, the names of the rest), and a
+	// floor of twice that keeps the collector's cycles as few for a large
+	// render as for a small one. With a fixed floor a render of 36,020
+	// objects, whose live heap outgrew half of it early, was collected 12
+	// times to the 9,020-object render's 5, and its time grew 4.9× for 4×
+	// the objects; with this factor, 6 times, and 3.9× (make bench).
 	InputFactor = 20
-	// MaxFloor bounds Raise and Input: 512 MiB (the 36,020-object render
-	// reaches it and peaks at ~670 MB). Past it the heap doubles its live
-	// part as with GOGC=100.
+	// MaxFloor bounds Raise and Input: 512 MiB (the 36,020-object render,
+	// 24 MB, reaches it and peaks at ~600 MB). Past it the heap doubles
+	// its live part as with GOGC=100.
 	MaxFloor = 512 << 20
 )
 
@@ -134,9 +134,9 @@ func raise(floor uint64) bool {
 }
 
 // Input counts n more bytes of input the run reads and may keep part of
-// (a stream it parses) and raises the floor to InputFactor times all it
-// counted: the heap a check keeps grows with its render, and so does the
-// floor (see InputFactor).
+// (a file or stdin the gate's reader parses) and raises the floor to
+// InputFactor times all it counted: the heap a check keeps grows with its
+// render, and so does the floor (see InputFactor).
 func Input(n int) {
 	if n <= 0 {
 		return
