@@ -3,7 +3,6 @@ package helm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,22 +264,8 @@ func TestFileDependency(t *testing.T) {
 // gcfloor.RenderFloor (a render's garbage), and sets none where the user's
 // GOGC left the process without one.
 func TestTemplateRaisesFloor(t *testing.T) {
-	run := func(mode string) string {
-		if mode == "floor" {
-			gcfloor.Start(gcfloor.DefaultFloor)
-		}
-		before := gcfloor.Floor()
-		if _, err := Template(context.Background(), blueGreen, Options{ReleaseName: "shop"}); err != nil {
-			return err.Error()
-		}
-		return fmt.Sprintf("%d→%d", before, gcfloor.Floor())
-	}
-	for _, tc := range []struct{ mode, want string }{
-		{"floor", fmt.Sprintf("%d→%d", gcfloor.DefaultFloor, gcfloor.RenderFloor)},
-		{"none", "0→0"},
-	} {
-		if got := testutil.InChild(t, tc.mode, run); got != tc.want {
-			t.Errorf("%s: the floor went %s, want %s", tc.mode, got, tc.want)
-		}
-	}
+	testutil.RaisesFloor(t, gcfloor.RenderFloor, func() error {
+		_, err := Template(context.Background(), blueGreen, Options{ReleaseName: "shop"})
+		return err
+	})
 }

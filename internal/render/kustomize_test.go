@@ -2,7 +2,6 @@ package render
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,22 +313,8 @@ func TestSkippedExecFunctions(t *testing.T) {
 // GOGC left the process without one.
 func TestKustomizeRaisesFloor(t *testing.T) {
 	dir := tree(t, baseFiles)
-	run := func(mode string) string {
-		if mode == "floor" {
-			gcfloor.Start(gcfloor.DefaultFloor)
-		}
-		before := gcfloor.Floor()
-		if _, err := Kustomize(filepath.Join(dir, "base"), Options{}); err != nil {
-			return err.Error()
-		}
-		return fmt.Sprintf("%d→%d", before, gcfloor.Floor())
-	}
-	for _, tc := range []struct{ mode, want string }{
-		{"floor", fmt.Sprintf("%d→%d", gcfloor.DefaultFloor, gcfloor.RenderFloor)},
-		{"none", "0→0"},
-	} {
-		if got := testutil.InChild(t, tc.mode, run); got != tc.want {
-			t.Errorf("%s: the floor went %s, want %s", tc.mode, got, tc.want)
-		}
-	}
+	testutil.RaisesFloor(t, gcfloor.RenderFloor, func() error {
+		_, err := Kustomize(filepath.Join(dir, "base"), Options{})
+		return err
+	})
 }

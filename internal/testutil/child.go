@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 )
 
 // childEnv tells a test binary run by InChild which mode it runs in.
@@ -43,4 +45,29 @@ func InChild(t *testing.T, mode string, run func(mode string) string) string {
 	}
 	t.Fatalf("running %s in a child (%s): it said nothing:\n%s", t.Name(), mode, out)
 	return ""
+}
+
+// RaisesFloor holds that do raises the heap floor from gcfloor.DefaultFloor
+// to want, and sets none where the user's GOGC left the process without
+// one. In a child process each (InChild): the floor is the process's.
+func RaisesFloor(t *testing.T, want uint64, do func() error) {
+	t.Helper()
+	run := func(mode string) string {
+		if mode == "floor" {
+			gcfloor.Start(gcfloor.DefaultFloor)
+		}
+		before := gcfloor.Floor()
+		if err := do(); err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("%d→%d", before, gcfloor.Floor())
+	}
+	for _, tc := range []struct{ mode, want string }{
+		{"floor", fmt.Sprintf("%d→%d", gcfloor.DefaultFloor, want)},
+		{"none", "0→0"},
+	} {
+		if got := InChild(t, tc.mode, run); got != tc.want {
+			t.Errorf("%s: the floor went %s, want %s", tc.mode, got, tc.want)
+		}
+	}
 }
