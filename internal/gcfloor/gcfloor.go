@@ -29,16 +29,13 @@
 package gcfloor
 
 import (
-	"os"
-	"path"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/KimMachineGun/automemlimit/memlimit"
 )
 
 // DefaultFloor is the heap floor child.Arm sets: 128 MiB. On the 9,020-object
@@ -202,62 +199,16 @@ func Capped(floor, goLimit, container uint64) uint64 {
 	return floor
 }
 
-// containerLimit is the memory limit of the process's cgroup, 0 if none
-// or unknown (anywhere but Linux), read once.
+// containerLimit is the memory limit of the process's cgroup (v1 or v2,
+// the lowest over its hierarchy), 0 if none or unknown (anywhere but
+// Linux), read once by automemlimit's memlimit.FromCgroup.
 var containerLimit = sync.OnceValue(func() uint64 {
-	if runtime.GOOS != "linux" {
+	limit, err := memlimit.FromCgroup()
+	if err != nil {
 		return 0
-	}
-	self, _ := os.ReadFile("/proc/self/cgroup")
-	var limit uint64
-	for _, f := range CgroupLimitFiles(string(self)) {
-		if b, err := os.ReadFile(f); err == nil {
-			if l := ParseCgroupLimit(string(b)); l > 0 && (limit == 0 || l < limit) {
-				limit = l
-			}
-		}
 	}
 	return limit
 })
-
-// CgroupLimitFiles are the files that may hold a memory limit over the
-// cgroup /proc/self/cgroup names (the lowest applies): cgroup v2's
-// memory.max and v1's memory.limit_in_bytes, at the root (where a
-// container with its own cgroup namespace sees its own) and at the
-// cgroup's path and each of its parents (a pod's limit over its
-// containers').
-func CgroupLimitFiles(procSelfCgroup string) []string {
-	files := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
-	for _, line := range strings.Split(procSelfCgroup, "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") || strings.Contains(parts[2], "..") {
-			continue
-		}
-		var root, file string
-		switch {
-		case parts[0] == "0" && parts[1] == "":
-			root, file = "/sys/fs/cgroup", "memory.max"
-		case slices.Contains(strings.Split(parts[1], ","), "memory"):
-			root, file = "/sys/fs/cgroup/memory", "memory.limit_in_bytes"
-		default:
-			continue
-		}
-		for dir := path.Clean(parts[2]); dir != "/"; dir = path.Dir(dir) {
-			files = append(files, path.Join(root, dir, file))
-		}
-	}
-	return files
-}
-
-// ParseCgroupLimit reads a cgroup memory limit in bytes: 0 for none
-// ("max" in v2, a number near 2^63 in v1) or what does not parse.
-func ParseCgroupLimit(s string) uint64 {
-	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
-	if err != nil || n >= 1<<62 {
-		return 0
-	}
-	return n
-}
 
 // live is the heap the last collection marked live (0 before the first).
 func live() uint64 {

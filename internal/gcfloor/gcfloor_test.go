@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
 	"testing"
 	"time"
 )
@@ -183,41 +182,6 @@ func TestCapped(t *testing.T) {
 	} {
 		if got := Capped(tc.floor, tc.goLimit, tc.container); got != tc.want {
 			t.Errorf("Capped(%d, %d, %d) = %d, want %d", tc.floor, tc.goLimit, tc.container, got, tc.want)
-		}
-	}
-}
-
-func TestCgroupLimit(t *testing.T) {
-	roots := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
-	for _, tc := range []struct {
-		self string
-		want []string
-	}{
-		{"0::/\n", roots}, // a container with its own namespace
-		{"0::/kubepods.slice/pod1/cri-abc\n", append(roots,
-			"/sys/fs/cgroup/kubepods.slice/pod1/cri-abc/memory.max",
-			"/sys/fs/cgroup/kubepods.slice/pod1/memory.max",
-			"/sys/fs/cgroup/kubepods.slice/memory.max")},
-		{"9:name=systemd:/\n4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n", append(roots,
-			"/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes",
-			"/sys/fs/cgroup/memory/docker/memory.limit_in_bytes")},
-		{"5:cpu,memory:/x\n", append(roots, "/sys/fs/cgroup/memory/x/memory.limit_in_bytes")},
-		{"0::/../../etc\n0::/a/../../etc\nnonsense\n", roots}, // never out of /sys/fs/cgroup
-		{"", roots},
-	} {
-		if got := CgroupLimitFiles(tc.self); !slices.Equal(got, tc.want) {
-			t.Errorf("CgroupLimitFiles(%q) = %q, want %q", tc.self, got, tc.want)
-		}
-	}
-	for in, want := range map[string]uint64{
-		"max\n":                 0,
-		"9223372036854771712\n": 0, // cgroup v1's "none"
-		"536870912\n":           512 << 20,
-		"":                      0,
-		"-1":                    0,
-	} {
-		if got := ParseCgroupLimit(in); got != want {
-			t.Errorf("ParseCgroupLimit(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
