@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
@@ -186,6 +187,10 @@ func (r *reader) parse(data []byte, path string) ([]*yaml.RNode, error) {
 		base := r.read
 		each = func(first int, objs []*yaml.RNode) { r.each(base+first, objs) }
 	}
+	// What a check keeps grows with the input it reads, and so does the
+	// heap the collector waits for (gcfloor.InputFactor); Read.Again's
+	// second reading of the same input is not counted again.
+	gcfloor.Input(len(data))
 	nodes, err := parseEach(data, path, each)
 	r.read += len(nodes)
 	return nodes, err

@@ -6,7 +6,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
-	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
@@ -24,9 +23,6 @@ func Parse(data []byte, path string) ([]*yaml.RNode, error) {
 // parseEach is Parse, telling each of the objects as they are read
 // (stream.ParseEach).
 func parseEach(data []byte, path string, each stream.Each) ([]*yaml.RNode, error) {
-	// What a check keeps grows with the input it reads, and so does the
-	// heap the collector waits for (gcfloor.InputFactor).
-	gcfloor.Input(len(data))
 	nodes, err := stream.ParseEach(data, path, each)
 	if err != nil {
 		return nil, err
