@@ -210,14 +210,24 @@ var containerLimit = sync.OnceValue(func() uint64 {
 	return limit
 })
 
-// live is the heap the last collection marked live (0 before the first).
+// live is the heap the last collection marked live, and before the first
+// the runtime's minimum heap (runtimeMinimum): the percentage then scales
+// that minimum, the goal before any collection, up to the floor.
 func live() uint64 {
 	metrics.Read(liveSample)
-	if liveSample[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	if liveSample[0].Value.Kind() != metrics.KindUint64 || liveSample[0].Value.Uint64() == 0 {
+		return runtimeMinimum
 	}
 	return liveSample[0].Value.Uint64()
 }
+
+// runtimeMinimum is the Go runtime's minimum heap at GOGC=100 (4 MiB; it
+// scales with the percentage): before the first collection the heap goal
+// is that minimum times the percentage over 100. Sized against nothing,
+// the floor was GOGC=100 there, and the child, whose packages allocate
+// ~17 MB while the collector is off, was collected twice at once (at 18 MB)
+// before the floor took hold.
+const runtimeMinimum = 4 << 20
 
 // Pause turns the collector off until the returned function is called.
 // Pauses nest: the first turns it off, the last to end turns it back on,

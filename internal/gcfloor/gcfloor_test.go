@@ -14,8 +14,9 @@ func TestPercent(t *testing.T) {
 		live, floor uint64
 		want        int
 	}{
-		{0, 128 << 20, 100},        // before the first collection
-		{8 << 20, 128 << 20, 1500}, // the next collection at 128 MiB
+		{0, 128 << 20, 100},
+		{runtimeMinimum, 128 << 20, 3100}, // before the first collection (live's stand-in)
+		{8 << 20, 128 << 20, 1500},        // the next collection at 128 MiB
 		{32 << 20, 128 << 20, 300},
 		{64 << 20, 128 << 20, 100}, // twice the live heap is the floor
 		{100 << 20, 128 << 20, 100},

@@ -26,9 +26,12 @@ func Arm() {
 	}
 	pipe := os.Getenv(supervise.EnvCrashPipe) != ""
 	gogc, set := os.LookupEnv(supervise.EnvUserGOGC)
-	debug.SetGCPercent(gcPercent(gogc))
-	if !set {
-		// The collector waits for the heap floor (package gcfloor).
+	if set {
+		debug.SetGCPercent(gcPercent(gogc))
+	} else {
+		// The collector waits for the heap floor (package gcfloor); it
+		// is off until then, not at GOGC=100 over a heap that start-up
+		// filled.
 		gcfloor.Start(gcfloor.DefaultFloor)
 	}
 	if set {

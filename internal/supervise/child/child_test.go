@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,17 +96,33 @@ func TestGOGC(t *testing.T) {
 		supervise.Run("test", supervise.NoVerdict) // the parent exits here
 		initial := debug.SetGCPercent(-1)          // as the child's packages were initialized
 		Arm()
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		percent := strconv.Itoa(p)
+		if gcfloor.Floor() != 0 && p > 100 {
+			percent = "over 100" // the floor's, which the memory limits cap
+		}
+		// 24 MiB of garbage, far below the floor: with the floor no
+		// collection may run (before the first, the floor once sized
+		// the percentage against nothing, and the child was collected
+		// at once), as a small GOGC's must.
+		for range 24 {
+			sink = make([]byte, 1<<20)
+		}
+		gc := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+		metrics.Read(gc)
 		gogc, set := os.LookupEnv("GOGC")
-		fmt.Printf("initial=%d percent=%d GOGC=%q,%v supervised=%q user=%q floor=%d\n", initial, debug.SetGCPercent(-1), gogc, set,
-			os.Getenv(supervise.EnvChild), os.Getenv(supervise.EnvUserGOGC), gcfloor.Floor())
+		fmt.Printf("initial=%d percent=%s GOGC=%q,%v supervised=%q user=%q floor=%d collected=%v\n", initial, percent, gogc, set,
+			os.Getenv(supervise.EnvChild), os.Getenv(supervise.EnvUserGOGC), gcfloor.Floor(), gc[0].Value.Uint64() > 0)
 		os.Exit(0)
 	}
 	for _, tc := range []struct{ gogc, want string }{
-		// no GOGC of the user's: the heap floor (package gcfloor)
-		{"", fmt.Sprintf(`initial=-1 percent=100 GOGC="",false supervised="" user="" floor=%d`, gcfloor.DefaultFloor)},
-		{"50", `initial=-1 percent=50 GOGC="50",true supervised="" user="" floor=0`},
-		{"off", `initial=-1 percent=-1 GOGC="off",true supervised="" user="" floor=0`},
-		{"nonsense", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user="" floor=0`},
+		// no GOGC of the user's: the heap floor (package gcfloor), from
+		// the start
+		{"", fmt.Sprintf(`initial=-1 percent=over 100 GOGC="",false supervised="" user="" floor=%d collected=false`, gcfloor.DefaultFloor)},
+		{"50", `initial=-1 percent=50 GOGC="50",true supervised="" user="" floor=0 collected=true`},
+		{"off", `initial=-1 percent=-1 GOGC="off",true supervised="" user="" floor=0 collected=false`},
+		{"nonsense", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user="" floor=0 collected=true`},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOGC$")
 		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_GOGC=1")
@@ -149,6 +166,9 @@ func end(mode string) {
 		}
 	}
 }
+
+// sink keeps the compiler from dropping TestGOGC's garbage.
+var sink []byte
 
 func recurse(n int) int {
 	var pad [64]byte
