@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // applyAnnotations applies each object's waiver annotation to the findings
@@ -14,7 +15,7 @@ import (
 func applyAnnotations(fs []finding.Finding, sc Scope, now time.Time) []finding.Finding {
 	var out []finding.Finding
 	for _, obj := range sc.Resources {
-		value, ok := obj.GetAnnotations()[Annotation]
+		value, ok := yamlpath.LookupAnnotation(obj.YNode(), Annotation) // no map per object: this runs over every object of a render
 		if !ok {
 			continue
 		}

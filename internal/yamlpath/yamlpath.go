@@ -65,6 +65,22 @@ func Annotation(n *yaml.Node, key string) string {
 	return v.Value
 }
 
+// LookupAnnotation returns one annotation of an object and whether the
+// object has it, as kyaml's GetAnnotations map holds it (the value as
+// written, the last of repeated keys) without building the map.
+func LookupAnnotation(n *yaml.Node, key string) (value string, ok bool) {
+	annos := Get(n, "metadata", "annotations")
+	if annos == nil || annos.Kind != yaml.MappingNode {
+		return "", false
+	}
+	for i := 0; i+1 < len(annos.Content); i += 2 {
+		if annos.Content[i].Value == key {
+			value, ok = annos.Content[i+1].Value, true
+		}
+	}
+	return value, ok
+}
+
 // SetAnnotation sets one annotation of an object node, creating metadata
 // and annotations as needed. It reports false when n is not a mapping.
 func SetAnnotation(n *yaml.Node, key, value string) bool {

@@ -48,3 +48,46 @@ func TestDeleteAnnotation(t *testing.T) {
 	}
 	DeleteAnnotation(yaml.MustParse("kind: B\n").YNode(), "a") // no metadata: no panic
 }
+
+// TestLookupAnnotationIsGetAnnotations: LookupAnnotation reads what kyaml's
+// GetAnnotations map holds for the key, on objects written every way.
+func TestLookupAnnotationIsGetAnnotations(t *testing.T) {
+	for _, doc := range []string{
+		"kind: A\n",
+		"kind: A\nmetadata: {name: x}\n",
+		"kind: A\nmetadata:\n  annotations: null\n",
+		"kind: A\nmetadata:\n  annotations: {k: v, other: w}\n",
+		"kind: A\nmetadata:\n  annotations: {k: ''}\n",
+		"kind: A\nmetadata:\n  annotations: {k: null}\n",
+		"kind: A\nmetadata:\n  annotations: {k: ~}\n",
+		"kind: A\nmetadata:\n  annotations: {k: first, k: last}\n",
+		"kind: A\nmetadata:\n  annotations: {k: {nested: map}}\n",
+		"kind: A\nmetadata:\n  annotations: [k]\n",
+		"kind: A\nmetadata: [annotations]\n",
+		"kind: A\nmetadata:\n  annotations: {other: v}\n",
+	} {
+		n, err := yaml.Parse(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := LookupAnnotation(n.YNode(), "k")
+		want, wantOK, panicked := getAnnotation(n, "k")
+		if panicked {
+			continue // kyaml's reader fails on this one; ours need not
+		}
+		if got != want || ok != wantOK {
+			t.Errorf("%q: LookupAnnotation = %q, %v; GetAnnotations holds %q, %v", doc, got, ok, want, wantOK)
+		}
+	}
+}
+
+// getAnnotation is kyaml's read, and whether it panicked.
+func getAnnotation(n *yaml.RNode, key string) (value string, ok, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			panicked = true
+		}
+	}()
+	value, ok = n.GetAnnotations()[key]
+	return value, ok, false
+}
