@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -50,13 +52,19 @@ func IsLocalConfig(r *yaml.RNode) bool {
 // Count returns how many resources count as rendered: local-config objects
 // and the gate's own config do not.
 func Count(resources []*yaml.RNode) int {
-	n := 0
-	for _, r := range resources {
-		if !IsLocalConfig(r) {
-			n++
+	// On every core: a render is counted whole once it is judged, its
+	// objects' nodes long out of the cache.
+	var n atomic.Int64
+	workers.Ranges(len(resources), 1024, func(lo, hi int) {
+		c := 0
+		for _, r := range resources[lo:hi] {
+			if !IsLocalConfig(r) {
+				c++
+			}
 		}
-	}
-	return n
+		n.Add(int64(c))
+	})
+	return int(n.Load())
 }
 
 // SourceFile names the file an object came from: the chart template for a

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
 	"github.com/kubectl-gate/kubectl-gate/internal/stop"
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 )
 
 // Argo CD Applications in the input, checked against what their sources
@@ -317,12 +319,19 @@ func (a *expander) release(ctx context.Context, u *Unit, checking *sync.Mutex) {
 // after it read again: no Argo CD or Flux object that deploys or names a
 // source, no GitRepository.
 func leaf(resources []*yaml.RNode) bool {
-	for _, r := range resources {
-		if IsAppOwner(r) || argo.IsArgoConfig(r) || flux.IsGitRepository(r) {
-			return false
+	var owner atomic.Bool
+	workers.Ranges(len(resources), 1024, func(lo, hi int) { // every core: see manifest.Count
+		for _, r := range resources[lo:hi] {
+			if owner.Load() {
+				return
+			}
+			if IsAppOwner(r) || argo.IsArgoConfig(r) || flux.IsGitRepository(r) {
+				owner.Store(true)
+				return
+			}
 		}
-	}
-	return true
+	})
+	return !owner.Load()
 }
 
 // renderGuarded renders an Application source on a worker: progress says

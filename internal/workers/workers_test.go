@@ -50,3 +50,23 @@ func TestEach(t *testing.T) {
 		t.Errorf("only %d indexes ran besides the two that panicked: the other workers did not finish", done.Load())
 	}
 }
+
+func TestRanges(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, tc := range []struct{ n, size int }{{0, 10}, {1, 10}, {10, 10}, {11, 10}, {1000, 7}, {5, 0}} {
+		seen := make([]atomic.Int32, tc.n)
+		Ranges(tc.n, tc.size, func(lo, hi int) {
+			if hi <= lo || hi-lo > max(tc.size, 1) {
+				t.Errorf("n=%d size=%d: range [%d, %d)", tc.n, tc.size, lo, hi)
+			}
+			for i := lo; i < hi; i++ {
+				seen[i].Add(1)
+			}
+		})
+		for i := range seen {
+			if s := seen[i].Load(); s != 1 {
+				t.Fatalf("n=%d size=%d: index %d seen %d times", tc.n, tc.size, i, s)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 )
 
 // Duplicate fires when one object is in the render more than once.
@@ -65,24 +67,46 @@ func checkDuplicate(c *rules.Context) []finding.Finding {
 // with that first one (first, repeat), in order: local config and objects
 // without a name do not count.
 func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
+	// Each object's identity is read on every core (the objects' nodes
+	// are cold by the time a whole render is judged), then matched in
+	// order; CustomResourceDefinitions say which custom kinds are
+	// cluster-scoped.
+	ids := make([]identity, len(resources))
+	counted := make([]bool, len(resources))
+	var mu sync.Mutex
+	var crds []*yaml.RNode
+	workers.Ranges(len(resources), passRange, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := resources[i]
+			kind := manifest.Kind(r)
+			if kind == "CustomResourceDefinition" {
+				mu.Lock()
+				crds = append(crds, r)
+				mu.Unlock()
+			}
+			if manifest.IsLocalConfig(r) || manifest.Name(r) == "" {
+				continue
+			}
+			group, _, _ := strings.Cut(manifest.APIVersion(r), "/")
+			if !strings.Contains(manifest.APIVersion(r), "/") {
+				group = ""
+			}
+			ids[i], counted[i] = identity{group, kind, manifest.Namespace(r), manifest.Name(r)}, true
+		}
+	})
+	scope := argo.NewScopeOf(crds)
 	first := map[identity]*yaml.RNode{}
-	scope := argo.NewScopeOf(resources)
 	var out [][2]*yaml.RNode
-	for _, r := range resources {
-		if manifest.IsLocalConfig(r) || manifest.Name(r) == "" {
+	for i, r := range resources {
+		if !counted[i] {
 			continue
 		}
-		group, _, _ := strings.Cut(manifest.APIVersion(r), "/")
-		if !strings.Contains(manifest.APIVersion(r), "/") {
-			group = ""
-		}
-		ns := manifest.Namespace(r)
-		if scope.Cluster(manifest.Kind(r)) {
+		id := ids[i]
+		if scope.Cluster(id.kind) {
 			// A cluster-scoped object's namespace is ignored by the API
 			// server: copies in "two namespaces" are one object.
-			ns = ""
+			id.namespace = ""
 		}
-		id := identity{group, manifest.Kind(r), ns, manifest.Name(r)}
 		if prev, seen := first[id]; seen {
 			out = append(out, [2]*yaml.RNode{prev, r})
 			continue
@@ -91,6 +115,10 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 	}
 	return out
 }
+
+// passRange is how many objects a worker of a pass over a render takes at
+// a time (workers.Ranges).
+const passRange = 1024
 
 // duplicatesOf is Duplicates of the context's render, found once for
 // Comparable and the rule.

@@ -1,7 +1,11 @@
 package render
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
 )
@@ -42,4 +46,49 @@ metadata: {name: web, namespace: shop}
 		{Name: "local config", Input: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, annotations: {config.kubernetes.io/local-config: \"true\"}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, annotations: {config.kubernetes.io/local-config: \"true\"}}\n"},
 	})
 	ruletest.Mutants(t, Duplicate, ruletest.Case{Input: web})
+}
+
+// TestDuplicatesAcrossRanges: a render larger than one worker's range
+// (passRange) gives the pairs a loop in order gives: each repeat with the
+// first copy, in render order, a CRD's cluster scope applied wherever the
+// CRD is, local config and nameless objects left out.
+func TestDuplicatesAcrossRanges(t *testing.T) {
+	var res []*yaml.RNode
+	add := func(doc string) int {
+		res = append(res, yaml.MustParse(doc))
+		return len(res) - 1
+	}
+	cm := func(ns, name string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: " + ns + "}\n"
+	}
+	for i := range 3 * passRange {
+		add(cm("shop", fmt.Sprintf("cm-%d", i)))
+	}
+	var want [][2]int
+	// a repeat in a later range of one in the first
+	want = append(want, [2]int{5, add(cm("shop", "cm-5"))})
+	// the same name in another namespace is another object
+	add(cm("other", "cm-6"))
+	// a custom kind the render's CRD (after its objects) makes cluster-scoped
+	w1 := add("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: a}\n")
+	w2 := add("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: b}\n")
+	want = append(want, [2]int{w1, w2})
+	add("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec: {group: example.com, scope: Cluster, names: {kind: Widget, plural: widgets}}\n")
+	// local config and generateName-only objects never count
+	add("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-7, namespace: shop, annotations: {config.kubernetes.io/local-config: \"true\"}}\n")
+	add("apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-, namespace: shop}\n")
+	add("apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-, namespace: shop}\n")
+	// a third copy pairs with the first
+	want = append(want, [2]int{5, add(cm("shop", "cm-5"))})
+	index := map[*yaml.RNode]int{}
+	for i, r := range res {
+		index[r] = i
+	}
+	var got [][2]int
+	for _, d := range Duplicates(res) {
+		got = append(got, [2]int{index[d[0]], index[d[1]]})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Duplicates = %v, want %v", got, want)
+	}
 }
