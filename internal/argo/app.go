@@ -213,12 +213,13 @@ func (s ScopeOf) Cluster(kind string) bool {
 	return strings.HasPrefix(kind, "Cluster") && !namespacedCluster[kind]
 }
 
-// Namespaced reports whether an object of a render is one that Argo CD puts
-// into a namespace — the destination namespace when it sets none — leaving
-// out cluster-scoped kinds (the render's CRDs say for custom kinds), local
-// config and Argo CD's own objects.
-func Namespaced(obj *yaml.RNode, render []*yaml.RNode) bool {
-	return !manifest.IsLocalConfig(obj) && !IsArgoConfig(obj) && !NewScopeOf(render).Cluster(manifest.Kind(obj))
+// Namespaced reports whether an object of the render s was made of is one
+// that Argo CD puts into a namespace — the destination namespace when it
+// sets none — leaving out cluster-scoped kinds (the render's CRDs say for
+// custom kinds), local config and Argo CD's own objects. Make s once per
+// render: making it reads every object.
+func (s ScopeOf) Namespaced(obj *yaml.RNode) bool {
+	return !manifest.IsLocalConfig(obj) && !IsArgoConfig(obj) && !s.Cluster(manifest.Kind(obj))
 }
 
 // ByNamespace groups a render's namespaced objects by the namespace they
@@ -230,7 +231,7 @@ func ByNamespace(resources []*yaml.RNode, skip func(*yaml.RNode) bool) map[strin
 	scope := NewScopeOf(resources)
 	out := map[string][]*yaml.RNode{}
 	for _, r := range resources {
-		if manifest.IsLocalConfig(r) || IsArgoConfig(r) || scope.Cluster(manifest.Kind(r)) || (skip != nil && skip(r)) {
+		if !scope.Namespaced(r) || (skip != nil && skip(r)) {
 			continue
 		}
 		out[manifest.Namespace(r)] = append(out[manifest.Namespace(r)], r)

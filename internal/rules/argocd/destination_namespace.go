@@ -55,8 +55,9 @@ func moveDestination(s *rules.Subject) bool {
 	apps := s.Apps
 	return rendered(s.Resources, apps, func(app *yaml.RNode, i int) bool {
 		explicit, bare := false, false
+		scope := argo.NewScopeOf(apps[i].Resources) // once: per object it was quadratic
 		for _, obj := range apps[i].Resources {
-			if argo.Namespaced(obj, apps[i].Resources) {
+			if scope.Namespaced(obj) {
 				explicit = explicit || obj.GetNamespace() != ""
 				bare = bare || obj.GetNamespace() == ""
 			}
