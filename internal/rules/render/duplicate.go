@@ -2,7 +2,6 @@ package render
 
 import (
 	"strings"
-	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -72,18 +71,12 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 	// order; CustomResourceDefinitions say which custom kinds are
 	// cluster-scoped.
 	ids := make([]identity, len(resources))
-	counted := make([]bool, len(resources))
-	var mu sync.Mutex
-	var crds []*yaml.RNode
+	counted, crd := make([]bool, len(resources)), make([]bool, len(resources))
 	workers.Ranges(len(resources), passRange, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r := resources[i]
 			kind := manifest.Kind(r)
-			if kind == "CustomResourceDefinition" {
-				mu.Lock()
-				crds = append(crds, r)
-				mu.Unlock()
-			}
+			crd[i] = kind == "CustomResourceDefinition"
 			if manifest.IsLocalConfig(r) || manifest.Name(r) == "" {
 				continue
 			}
@@ -94,6 +87,14 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 			ids[i], counted[i] = identity{group, kind, manifest.Namespace(r), manifest.Name(r)}, true
 		}
 	})
+	// The CRDs in render order: of two that name one kind, the later
+	// decides, as when the render was read in one pass.
+	var crds []*yaml.RNode
+	for i, r := range resources {
+		if crd[i] {
+			crds = append(crds, r)
+		}
+	}
 	scope := argo.NewScopeOf(crds)
 	first := map[identity]*yaml.RNode{}
 	var out [][2]*yaml.RNode

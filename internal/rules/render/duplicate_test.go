@@ -54,6 +54,7 @@ metadata: {name: web, namespace: shop}
 // CRD is, local config and nameless objects left out.
 func TestDuplicatesAcrossRanges(t *testing.T) {
 	var res []*yaml.RNode
+	var want [][2]int
 	add := func(doc string) int {
 		res = append(res, yaml.MustParse(doc))
 		return len(res) - 1
@@ -61,10 +62,27 @@ func TestDuplicatesAcrossRanges(t *testing.T) {
 	cm := func(ns, name string) string {
 		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: " + ns + "}\n"
 	}
-	for i := range 3 * passRange {
-		add(cm("shop", fmt.Sprintf("cm-%d", i)))
+	crd := func(group, kind, scope string) string {
+		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: " + kind + "s." + group + "}\nspec: {group: " + group + ", scope: " + scope + ", names: {kind: " + kind + "}}\n"
 	}
-	var want [][2]int
+	for i := range 3 * passRange {
+		switch i {
+		case 10: // two CRDs name Gadget, in other ranges: the later decides
+			add(crd("a.example.com", "Gadget", "Namespaced"))
+		case 2*passRange + 10:
+			add(crd("b.example.com", "Gadget", "Cluster"))
+		case 20: // and Gizmo the other way round
+			add(crd("a.example.com", "Gizmo", "Cluster"))
+		case 2*passRange + 20:
+			add(crd("b.example.com", "Gizmo", "Namespaced"))
+		default:
+			add(cm("shop", fmt.Sprintf("cm-%d", i)))
+		}
+	}
+	g1 := add("apiVersion: b.example.com/v1\nkind: Gadget\nmetadata: {name: g, namespace: a}\n")
+	want = append(want, [2]int{g1, add("apiVersion: b.example.com/v1\nkind: Gadget\nmetadata: {name: g, namespace: b}\n")})
+	add("apiVersion: b.example.com/v1\nkind: Gizmo\nmetadata: {name: g, namespace: a}\n")
+	add("apiVersion: b.example.com/v1\nkind: Gizmo\nmetadata: {name: g, namespace: b}\n")
 	// a repeat in a later range of one in the first
 	want = append(want, [2]int{5, add(cm("shop", "cm-5"))})
 	// the same name in another namespace is another object

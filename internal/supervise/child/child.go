@@ -28,15 +28,12 @@ func Arm() {
 	gogc, set := os.LookupEnv(supervise.EnvUserGOGC)
 	if set {
 		debug.SetGCPercent(gcPercent(gogc))
+		_ = os.Setenv("GOGC", gogc)
 	} else {
 		// The collector waits for the heap floor (package gcfloor); it
 		// is off until then, not at GOGC=100 over a heap that start-up
 		// filled.
 		gcfloor.Start(gcfloor.DefaultFloor)
-	}
-	if set {
-		_ = os.Setenv("GOGC", gogc)
-	} else {
 		_ = os.Unsetenv("GOGC")
 	}
 	_ = os.Unsetenv(supervise.EnvUserGOGC)
