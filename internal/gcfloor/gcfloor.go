@@ -147,6 +147,15 @@ func Input(n int) {
 	}
 }
 
+// Applied is the floor as tune applies it now (Floor, Capped), 0 if none.
+func Applied() uint64 {
+	f := Floor()
+	if f == 0 {
+		return 0
+	}
+	return Capped(f, uint64(debug.SetMemoryLimit(-1)), containerLimit())
+}
+
 // Floor is the floor set, 0 if none; tune applies it Capped.
 func Floor() uint64 {
 	state.Lock()
@@ -210,23 +219,25 @@ var containerLimit = sync.OnceValue(func() uint64 {
 	return limit
 })
 
-// live is the heap the last collection marked live, and before the first
-// the runtime's minimum heap (runtimeMinimum): the percentage then scales
-// that minimum, the goal before any collection, up to the floor.
+// live is the heap the last collection marked live, but at least the
+// runtime's minimum heap (runtimeMinimum), 0 included (before the first
+// collection): below it the runtime's goal is that minimum scaled by the
+// percentage, so the percentage is sized against it.
 func live() uint64 {
 	metrics.Read(liveSample)
-	if liveSample[0].Value.Kind() != metrics.KindUint64 || liveSample[0].Value.Uint64() == 0 {
+	if liveSample[0].Value.Kind() != metrics.KindUint64 {
 		return runtimeMinimum
 	}
-	return liveSample[0].Value.Uint64()
+	return max(liveSample[0].Value.Uint64(), runtimeMinimum)
 }
 
 // runtimeMinimum is the Go runtime's minimum heap at GOGC=100 (4 MiB; it
-// scales with the percentage): before the first collection the heap goal
-// is that minimum times the percentage over 100. Sized against nothing,
-// the floor was GOGC=100 there, and the child, whose packages allocate
-// ~17 MB while the collector is off, was collected twice at once (at 18 MB)
-// before the floor took hold.
+// scales with the percentage): the heap goal is never below that minimum
+// times the percentage over 100. Sized against a live heap of 0 before the
+// first collection, the floor was GOGC=100 there, and the child, whose
+// packages allocate ~17 MB while the collector is off, was collected twice
+// at once (at 18 MB) before the floor took hold; sized against a live heap
+// of 160 KiB, the next collection came after 4 GiB.
 const runtimeMinimum = 4 << 20
 
 // Pause turns the collector off until the returned function is called.

@@ -26,6 +26,12 @@ func Arm() {
 	}
 	pipe := os.Getenv(supervise.EnvCrashPipe) != ""
 	gogc, set := os.LookupEnv(supervise.EnvUserGOGC)
+	// Below the cap, so the collector works harder before the parent
+	// kills; a lower GOMEMLIMIT the user set is kept. Set before the
+	// floor, which is capped by it (gcfloor.Capped).
+	if limit := supervise.MaxMemory() / 10 * 8; debug.SetMemoryLimit(-1) > limit {
+		debug.SetMemoryLimit(limit)
+	}
 	if set {
 		debug.SetGCPercent(gcPercent(gogc))
 		_ = os.Setenv("GOGC", gogc)
@@ -48,11 +54,6 @@ func Arm() {
 			}
 			_ = f.Close()
 		}
-	}
-	// Below the cap, so the collector works harder before the parent
-	// kills; a lower GOMEMLIMIT the user set is kept.
-	if limit := supervise.MaxMemory() / 10 * 8; debug.SetMemoryLimit(-1) > limit {
-		debug.SetMemoryLimit(limit)
 	}
 }
 

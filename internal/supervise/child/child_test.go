@@ -102,11 +102,19 @@ func TestGOGC(t *testing.T) {
 		if gcfloor.Floor() != 0 && p > 100 {
 			percent = "over 100" // the floor's, which the memory limits cap
 		}
-		// 24 MiB of garbage, far below the floor: with the floor no
+		// 24 MiB of garbage (at most half the floor as applied, which a
+		// container's memory limit may lower): with the floor no
 		// collection may run (before the first, the floor once sized
 		// the percentage against nothing, and the child was collected
-		// at once), as a small GOGC's must.
-		for range 24 {
+		// at once), as a small GOGC's must. SUPERVISE_TEST_GARBAGE_MIB
+		// asks for more: past a floor the memory cap lowered, one must.
+		garbage := 24
+		if n, err := strconv.Atoi(os.Getenv("SUPERVISE_TEST_GARBAGE_MIB")); err == nil {
+			garbage = n
+		} else if a := gcfloor.Applied(); a != 0 {
+			garbage = min(garbage, int(a>>20)/2)
+		}
+		for range garbage {
 			sink = make([]byte, 1<<20)
 		}
 		gc := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
@@ -116,16 +124,28 @@ func TestGOGC(t *testing.T) {
 			os.Getenv(supervise.EnvChild), os.Getenv(supervise.EnvUserGOGC), gcfloor.Floor(), gc[0].Value.Uint64() > 0)
 		os.Exit(0)
 	}
-	for _, tc := range []struct{ gogc, want string }{
+	for _, tc := range []struct{ gogc, env, want string }{
 		// no GOGC of the user's: the heap floor (package gcfloor), from
 		// the start
-		{"", fmt.Sprintf(`initial=-1 percent=over 100 GOGC="",false supervised="" user="" floor=%d collected=false`, gcfloor.DefaultFloor)},
-		{"50", `initial=-1 percent=50 GOGC="50",true supervised="" user="" floor=0 collected=true`},
-		{"off", `initial=-1 percent=-1 GOGC="off",true supervised="" user="" floor=0 collected=false`},
-		{"nonsense", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user="" floor=0 collected=true`},
+		{"", "", fmt.Sprintf(`initial=-1 percent=over 100 GOGC="",false supervised="" user="" floor=%d collected=false`, gcfloor.DefaultFloor)},
+		// a memory cap of 150 MB: the Go limit 120 MB caps the floor at
+		// 30 MB from the start, so 64 MiB of garbage is collected
+		{"", supervise.EnvMaxMemory + "=150000000 SUPERVISE_TEST_GARBAGE_MIB=64", fmt.Sprintf(`initial=-1 percent=over 100 GOGC="",false supervised="" user="" floor=%d collected=true`, gcfloor.DefaultFloor)},
+		{"50", "", `initial=-1 percent=50 GOGC="50",true supervised="" user="" floor=0 collected=true`},
+		{"off", "", `initial=-1 percent=-1 GOGC="off",true supervised="" user="" floor=0 collected=false`},
+		{"nonsense", "", `initial=-1 percent=100 GOGC="nonsense",true supervised="" user="" floor=0 collected=true`},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGOGC$")
-		cmd.Env = append(os.Environ(), "SUPERVISE_TEST_GOGC=1")
+		// Not the GOGC or GOMEMLIMIT this test runs under.
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GOGC=") && !strings.HasPrefix(kv, "GOMEMLIMIT=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, "SUPERVISE_TEST_GOGC=1")
+		if tc.env != "" {
+			cmd.Env = append(cmd.Env, strings.Fields(tc.env)...)
+		}
 		if tc.gogc != "" {
 			cmd.Env = append(cmd.Env, "GOGC="+tc.gogc)
 		}
