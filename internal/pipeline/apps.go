@@ -319,19 +319,32 @@ func (a *expander) release(ctx context.Context, u *Unit, checking *sync.Mutex) {
 // after it read again: no Argo CD or Flux object that deploys or names a
 // source, no GitRepository.
 func leaf(resources []*yaml.RNode) bool {
+	if len(resources) <= leafRange {
+		return leafIn(resources, nil) // one object a time for the streamed check: no allocation
+	}
 	var owner atomic.Bool
-	workers.Ranges(len(resources), 1024, func(lo, hi int) { // every core: see manifest.Count
-		for _, r := range resources[lo:hi] {
-			if owner.Load() {
-				return
-			}
-			if IsAppOwner(r) || argo.IsArgoConfig(r) || flux.IsGitRepository(r) {
-				owner.Store(true)
-				return
-			}
+	workers.Ranges(len(resources), leafRange, func(lo, hi int) { // every core: see manifest.Count
+		if !leafIn(resources[lo:hi], &owner) {
+			owner.Store(true)
 		}
 	})
 	return !owner.Load()
+}
+
+// leafRange is how many objects a worker of leaf takes at a time.
+const leafRange = 1024
+
+// leafIn is leaf over resources, giving up early once stop is set.
+func leafIn(resources []*yaml.RNode, stop *atomic.Bool) bool {
+	for _, r := range resources {
+		if stop != nil && stop.Load() {
+			return true
+		}
+		if IsAppOwner(r) || argo.IsArgoConfig(r) || flux.IsGitRepository(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // renderGuarded renders an Application source on a worker: progress says

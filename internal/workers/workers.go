@@ -75,8 +75,11 @@ func Each(n int, fn func(i int) bool) {
 // cache miss or more per object it reads, long after the objects were
 // parsed, and is spread over the cores instead of one.
 func Ranges(n, size int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
 	size = max(size, 1)
-	Each((n+size-1)/size, func(i int) bool {
+	Each((n-1)/size+1, func(i int) bool {
 		fn(i*size, min((i+1)*size, n))
 		return true
 	})

@@ -67,7 +67,9 @@ func Annotation(n *yaml.Node, key string) string {
 
 // LookupAnnotation returns one annotation of an object and whether the
 // object has it, as kyaml's GetAnnotations map holds it (the value as
-// written, the last of repeated keys) without building the map.
+// written, the last of repeated keys) without building the map. Where
+// metadata or annotations is a list, kyaml reads its items in pairs (or
+// panics on an odd count); here such an object has no annotations.
 func LookupAnnotation(n *yaml.Node, key string) (value string, ok bool) {
 	annos := Get(n, "metadata", "annotations")
 	if annos == nil || annos.Kind != yaml.MappingNode {

@@ -67,13 +67,16 @@ func TestDuplicatesAcrossRanges(t *testing.T) {
 	}
 	for i := range 3 * passRange {
 		switch i {
-		case 10: // two CRDs name Gadget, in other ranges: the later decides
+		// Two CRDs name Gadget, at the end of the first range and the
+		// start of the third (which a worker may reach first): the later
+		// decides.
+		case passRange - 1:
 			add(crd("a.example.com", "Gadget", "Namespaced"))
-		case 2*passRange + 10:
+		case 2 * passRange:
 			add(crd("b.example.com", "Gadget", "Cluster"))
-		case 20: // and Gizmo the other way round
+		case passRange - 2: // and Gizmo the other way round
 			add(crd("a.example.com", "Gizmo", "Cluster"))
-		case 2*passRange + 20:
+		case 2*passRange + 1:
 			add(crd("b.example.com", "Gizmo", "Namespaced"))
 		default:
 			add(cm("shop", fmt.Sprintf("cm-%d", i)))
