@@ -52,19 +52,15 @@ func IsLocalConfig(r *yaml.RNode) bool {
 // Count returns how many resources count as rendered: local-config objects
 // and the gate's own config do not.
 func Count(resources []*yaml.RNode) int {
-	if len(resources) <= passRange {
+	if len(resources) <= workers.RangeSize {
 		return count(resources)
 	}
 	// On every core: a render is counted whole once it is judged, its
 	// objects' nodes long out of the cache.
 	var n atomic.Int64
-	workers.Ranges(len(resources), passRange, func(lo, hi int) { n.Add(int64(count(resources[lo:hi]))) })
+	workers.Ranges(len(resources), workers.RangeSize, func(lo, hi int) { n.Add(int64(count(resources[lo:hi]))) })
 	return int(n.Load())
 }
-
-// passRange is how many objects a worker of a pass over a render takes at
-// a time (workers.Ranges); a render no larger is passed over in place.
-const passRange = 1024
 
 func count(resources []*yaml.RNode) int {
 	n := 0

@@ -319,20 +319,17 @@ func (a *expander) release(ctx context.Context, u *Unit, checking *sync.Mutex) {
 // after it read again: no Argo CD or Flux object that deploys or names a
 // source, no GitRepository.
 func leaf(resources []*yaml.RNode) bool {
-	if len(resources) <= leafRange {
+	if len(resources) <= workers.RangeSize {
 		return leafIn(resources, nil) // one object a time for the streamed check: no allocation
 	}
 	var owner atomic.Bool
-	workers.Ranges(len(resources), leafRange, func(lo, hi int) { // every core: see manifest.Count
+	workers.Ranges(len(resources), workers.RangeSize, func(lo, hi int) { // every core: see manifest.Count
 		if !leafIn(resources[lo:hi], &owner) {
 			owner.Store(true)
 		}
 	})
 	return !owner.Load()
 }
-
-// leafRange is how many objects a worker of leaf takes at a time.
-const leafRange = 1024
 
 // leafIn is leaf over resources, giving up early once stop is set.
 func leafIn(resources []*yaml.RNode, stop *atomic.Bool) bool {

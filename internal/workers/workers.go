@@ -69,6 +69,10 @@ func Each(n int, fn func(i int) bool) {
 	}
 }
 
+// RangeSize is how many objects of a render one worker of a pass over it
+// takes at a time (Ranges): a render no larger is passed over in place.
+const RangeSize = 1024
+
 // Ranges calls fn over [lo, hi) ranges that cover 0 … n-1 once, of at most
 // size items each, on every core (Each): a pass over every object of a
 // large render that only reads (counting, finding duplicates) takes a

@@ -72,7 +72,7 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 	// cluster-scoped.
 	ids := make([]identity, len(resources))
 	counted, crd := make([]bool, len(resources)), make([]bool, len(resources))
-	workers.Ranges(len(resources), passRange, func(lo, hi int) {
+	workers.Ranges(len(resources), workers.RangeSize, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r := resources[i]
 			kind := manifest.Kind(r)
@@ -116,10 +116,6 @@ func Duplicates(resources []*yaml.RNode) [][2]*yaml.RNode {
 	}
 	return out
 }
-
-// passRange is how many objects a worker of a pass over a render takes at
-// a time (workers.Ranges).
-const passRange = 1024
 
 // duplicatesOf is Duplicates of the context's render, found once for
 // Comparable and the rule.

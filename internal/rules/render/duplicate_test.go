@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/ruletest"
+	"github.com/kubectl-gate/kubectl-gate/internal/workers"
 )
 
 // webFrom is the Deployment web as read from a file, with an image.
@@ -49,7 +50,7 @@ metadata: {name: web, namespace: shop}
 }
 
 // TestDuplicatesAcrossRanges: a render larger than one worker's range
-// (passRange) gives the pairs a loop in order gives: each repeat with the
+// (workers.RangeSize) gives the pairs a loop in order gives: each repeat with the
 // first copy, in render order, a CRD's cluster scope applied wherever the
 // CRD is, local config and nameless objects left out.
 func TestDuplicatesAcrossRanges(t *testing.T) {
@@ -65,18 +66,18 @@ func TestDuplicatesAcrossRanges(t *testing.T) {
 	crd := func(group, kind, scope string) string {
 		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: " + kind + "s." + group + "}\nspec: {group: " + group + ", scope: " + scope + ", names: {kind: " + kind + "}}\n"
 	}
-	for i := range 3 * passRange {
+	for i := range 3 * workers.RangeSize {
 		switch i {
 		// Two CRDs name Gadget, at the end of the first range and the
 		// start of the third (which a worker may reach first): the later
 		// decides.
-		case passRange - 1:
+		case workers.RangeSize - 1:
 			add(crd("a.example.com", "Gadget", "Namespaced"))
-		case 2 * passRange:
+		case 2 * workers.RangeSize:
 			add(crd("b.example.com", "Gadget", "Cluster"))
-		case passRange - 2: // and Gizmo the other way round
+		case workers.RangeSize - 2: // and Gizmo the other way round
 			add(crd("a.example.com", "Gizmo", "Cluster"))
-		case 2*passRange + 1:
+		case 2*workers.RangeSize + 1:
 			add(crd("b.example.com", "Gizmo", "Namespaced"))
 		default:
 			add(cm("shop", fmt.Sprintf("cm-%d", i)))
