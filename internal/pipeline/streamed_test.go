@@ -71,6 +71,12 @@ spec: {size: large}
 		{"streamed", render,
 			[]string{`"rule": "schema"`, `spec.replica`, `"rule": "rollout-service-selector"`, `web-stable`, `"rule": "image-digest"`, `ghcr.io/shop/web:1`, `"errors": 4`},
 			[]string{`"rule": "render-duplicate"`, `"rule": "schema-unknown"`, `"errors": 5`}},
+		// Annotations written as a list: the API server refuses the
+		// object, and the reader's own annotations must not overwrite
+		// the list with a map that passes.
+		{"annotations a list", render + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: listed\n  namespace: shop\n  annotations: [a, b]\ndata: {a: b}\n",
+			[]string{`"rule": "schema"`, `"name": "listed"`, `cannot unmarshal array into Go struct field ObjectMeta.annotations`},
+			nil},
 		{"whole once read (a CRD)", render + crd,
 			[]string{`"rule": "schema"`, `"name": "bad"`, `"rule": "rollout-service-selector"`},
 			[]string{`"name": "good"`, `"rule": "schema-unknown"`}},

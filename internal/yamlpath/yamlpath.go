@@ -108,9 +108,16 @@ func child(n *yaml.Node, key string) *yaml.Node {
 		return nil
 	}
 	if v := Field(n, key); v != nil {
-		if v.Kind != yaml.MappingNode {
-			// "annotations: null" or "{}" written oddly: make it a map.
+		switch {
+		case v.Kind == yaml.MappingNode:
+		case v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == ""):
+			// "annotations: null" or "annotations:": make it a map.
 			v.Kind, v.Tag, v.Value, v.Content = yaml.MappingNode, "!!map", "", nil
+		default:
+			// A list or a string where a map belongs is the object's
+			// own error, which the API server rejects: it stays for the
+			// schema rules to report, not overwritten by a map.
+			return nil
 		}
 		return v
 	}

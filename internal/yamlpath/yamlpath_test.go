@@ -101,3 +101,26 @@ func getAnnotation(n *yaml.RNode, key string) (value string, ok, panicked bool) 
 	value, ok = n.GetAnnotations()[key]
 	return value, ok, false
 }
+
+// TestSetAnnotationKeepsTheObjectsError: annotations written as null or
+// empty become a map; a list or a string where the map belongs is the
+// object's own error (the API server rejects it) and stays for the schema
+// rules, not replaced by a map that would pass.
+func TestSetAnnotationKeepsTheObjectsError(t *testing.T) {
+	for doc, set := range map[string]bool{
+		"kind: A\nmetadata:\n  annotations:\n":          true,
+		"kind: A\nmetadata:\n  annotations: null\n":     true,
+		"kind: A\nmetadata:\n  annotations: [a, b]\n":   false,
+		"kind: A\nmetadata:\n  annotations: oops\n":     false,
+		"kind: A\nmetadata: [annotations]\n":            false,
+		"kind: A\nmetadata:\n  annotations: {a: '1'}\n": true,
+	} {
+		n := yaml.MustParse(doc)
+		if got := SetAnnotation(n.YNode(), "k", "v"); got != set {
+			t.Errorf("%q: SetAnnotation = %v, want %v:\n%s", doc, got, set, n.MustString())
+		}
+		if !set && n.MustString() != yaml.MustParse(doc).MustString() {
+			t.Errorf("%q: the object's own value was changed:\n%s", doc, n.MustString())
+		}
+	}
+}
