@@ -44,6 +44,15 @@ func defaultPullPolicies(versioned runtime.Object) {
 	case *batchv1.CronJob:
 		spec = &o.Spec.JobTemplate.Spec.Template.Spec
 	}
+	DefaultPodSpecPullPolicies(spec)
+}
+
+// DefaultPodSpecPullPolicies gives every container of spec (nil: none)
+// that has no imagePullPolicy the one SetDefaults_Container would give it,
+// each image parsed once per process (see defaultPullPolicies). Argo
+// Rollouts' ValidateRolloutSpec runs that defaulting on a Rollout's pod
+// template; a template given its policies first skips the parse there too.
+func DefaultPodSpecPullPolicies(spec *corev1.PodSpec) {
 	if spec == nil {
 		return
 	}

@@ -20,6 +20,8 @@ import (
 	"k8s.io/kubernetes/pkg/capabilities"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/apivalidation"
 )
 
 // Version is the Argo Rollouts release whose validation this package runs:
@@ -47,6 +49,20 @@ type Lookup = func(group, kind, namespace, name string) *yaml.RNode
 // Validate returns them all, as `kubectl argo rollouts lint` prints them.
 // An error means the Rollout could not be validated.
 func Validate(obj *yaml.RNode, lookup Lookup) (field.ErrorList, error) {
+	ro, err := prepare(obj, lookup)
+	if err != nil {
+		return nil, err
+	}
+	return ControllerErrors(ro, referencedResources(lookup, ro))
+}
+
+// prepare is the Rollout as the controller validates it: decoded, its
+// workloadRef resolved. ValidateRolloutSpec defaults a copy of the pod
+// template before it validates it; the template's containers are given
+// here the pull policies that defaulting gives them, so that it skips
+// parsing each container's image (a regular expression per container, of
+// images a render repeats thousands of times).
+func prepare(obj *yaml.RNode, lookup Lookup) (*v1alpha1.Rollout, error) {
 	ro := &v1alpha1.Rollout{}
 	if err := decodeJSON(obj, ro); err != nil {
 		return nil, fmt.Errorf("reading the Rollout as the controller does: %w", err)
@@ -54,7 +70,8 @@ func Validate(obj *yaml.RNode, lookup Lookup) (field.ErrorList, error) {
 	if err := resolveWorkloadRef(lookup, ro); err != nil {
 		return nil, fmt.Errorf("resolving spec.workloadRef: %w", err)
 	}
-	return ControllerErrors(ro, referencedResources(lookup, ro))
+	apivalidation.DefaultPodSpecPullPolicies(&ro.Spec.Template.Spec)
+	return ro, nil
 }
 
 // apiGroup returns the group of an apiVersion: "apps/v1" → "apps", "v1" → "".
