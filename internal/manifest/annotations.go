@@ -94,7 +94,7 @@ func SourceFile(r *yaml.RNode) *finding.File {
 			}
 		}
 	}
-	path, index, _ := kioutil.GetFileAnnotations(r)
+	path, index := FileAnnotations(r)
 	if path == "" {
 		return nil
 	}
@@ -139,4 +139,36 @@ func ImageSetBy(r *yaml.RNode, repo string) string {
 		return ""
 	}
 	return m[repo]
+}
+
+// FileAnnotations is kioutil.GetFileAnnotations read in place: the path and
+// index a reader wrote on the object (their legacy keys where the current
+// ones are absent; of a repeated key, the first, as kyaml decodes it).
+// kyaml decodes the object's whole metadata for them, which a finding on
+// every image of a large render paid once each.
+func FileAnnotations(r *yaml.RNode) (path, index string) {
+	annos := yamlpath.Get(r.YNode(), "metadata", "annotations")
+	path, ok := firstAnnotation(annos, kioutil.PathAnnotation)
+	if !ok {
+		path, _ = firstAnnotation(annos, kioutil.LegacyPathAnnotation)
+	}
+	index, ok = firstAnnotation(annos, kioutil.IndexAnnotation)
+	if !ok {
+		index, _ = firstAnnotation(annos, kioutil.LegacyIndexAnnotation)
+	}
+	return path, index
+}
+
+// firstAnnotation is the value of the first key of annotations (a mapping
+// node, else none) and whether there is one; a value that is not a scalar
+// is none.
+func firstAnnotation(annos *yaml.Node, key string) (string, bool) {
+	v := yamlpath.Field(annos, key)
+	if v == nil {
+		return "", false
+	}
+	if v.Kind != yaml.ScalarNode {
+		return "", true
+	}
+	return v.Value, true
 }

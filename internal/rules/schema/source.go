@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -85,7 +84,7 @@ func sourceDoc(c *rules.Context, n *yaml.RNode, path string) *yaml.Node {
 		src := rules.Memo(c, "schema-sources", func() *sources { return &sources{files: map[string][]*yaml.RNode{}} })
 		return match(src.objects(path), n)
 	}
-	p, _, _ := kioutil.GetFileAnnotations(n)
+	p, _ := manifest.FileAnnotations(n)
 	// The stream reader's objects start a document at column 1; a KRM
 	// function's items (lines of its ResourceList, not of the file its
 	// path annotation names) and the items of a List never do.
