@@ -21,7 +21,7 @@ import (
 func Escape(s string) string { return escape(s, false) }
 
 func escape(s string, keepTab bool) string {
-	if strings.IndexFunc(s, unsafeRune) < 0 && utf8.ValidString(s) {
+	if printableASCII(s) || strings.IndexFunc(s, unsafeRune) < 0 && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -54,6 +54,17 @@ func escape(s string, keepTab bool) string {
 // unsafeRune reports whether r may change how a line is read: a C0 or C1
 // control character, DEL, a Unicode line or paragraph separator, or a
 // bidirectional control (the "Trojan Source" characters).
+// printableASCII reports whether s is all printable ASCII (space to ~),
+// which escape leaves as it is: the common case, decided a byte at a time.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 func unsafeRune(r rune) bool {
 	switch {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:

@@ -31,8 +31,16 @@ func Justification(s *finding.Suppression) string {
 	return fmt.Sprintf("(waived by %s; owner %s; expires %s; reason: %s)", s.Source, s.Owner, s.Expires, s.Reason)
 }
 
-// counted returns the findings that count (not suppressed).
+// counted returns the findings that count (not suppressed): fs itself when
+// none is suppressed (callers only read it).
 func counted(fs []finding.Finding) []finding.Finding {
+	i := 0
+	for i < len(fs) && fs[i].Suppressed == nil {
+		i++
+	}
+	if i == len(fs) {
+		return fs
+	}
 	out := make([]finding.Finding, 0, len(fs))
 	for _, f := range fs {
 		if f.Suppressed == nil {

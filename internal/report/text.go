@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -103,12 +104,13 @@ func (t textPrinter) findings(input string, fs []finding.Finding, verbose bool) 
 	for rule, list := range infos {
 		summarised[rule] = !verbose && len(list) > listLimit
 	}
+	var obj []finding.Finding
 	for i := 0; i < len(fs); {
 		j := i + 1
-		for j < len(fs) && objectKey(fs[j]) == objectKey(fs[i]) {
+		for j < len(fs) && compareObjects(&fs[j], &fs[i]) == 0 {
 			j++
 		}
-		var obj []finding.Finding
+		obj = obj[:0]
 		for _, f := range fs[i:j] {
 			if f.Severity == finding.SeverityInfo && summarised[f.Rule] {
 				continue
@@ -175,22 +177,50 @@ func commonFile(fs []finding.Finding) string {
 // the file and line). Escaped.
 func objectLine(f finding.Finding, file string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s [%s]", strings.ToUpper(string(f.Severity)), f.Rule)
+	b.Grow(len(f.Rule) + len(f.Message) + 64)
+	b.WriteString(upperSeverity(f.Severity))
+	b.WriteString(" [")
+	b.WriteString(f.Rule)
+	b.WriteByte(']')
 	if f.Field != nil && f.Field.Path != "" {
-		fmt.Fprintf(&b, " %s", f.Field.Path)
+		b.WriteByte(' ')
+		b.WriteString(f.Field.Path)
 	}
-	fmt.Fprintf(&b, ": %s", f.Message)
+	b.WriteString(": ")
+	b.WriteString(f.Message)
 	switch {
 	case f.File == nil || f.File.Path == "" || strings.Contains(f.Message, f.File.Path):
 	case f.File.Path == file && f.File.Line > 0:
-		fmt.Fprintf(&b, " [line %d]", f.File.Line)
+		b.WriteString(" [line ")
+		b.WriteString(strconv.Itoa(f.File.Line))
+		b.WriteByte(']')
 	case f.File.Path == file:
 	case f.File.Line > 0:
-		fmt.Fprintf(&b, " [%s:%d]", f.File.Path, f.File.Line)
+		b.WriteString(" [")
+		b.WriteString(f.File.Path)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(f.File.Line))
+		b.WriteByte(']')
 	default:
-		fmt.Fprintf(&b, " [%s]", f.File.Path)
+		b.WriteString(" [")
+		b.WriteString(f.File.Path)
+		b.WriteByte(']')
 	}
 	return Escape(b.String())
+}
+
+// upperSeverity is strings.ToUpper of a severity, without a copy for the
+// gate's own three.
+func upperSeverity(s finding.Severity) string {
+	switch s {
+	case finding.SeverityError:
+		return "ERROR"
+	case finding.SeverityWarning:
+		return "WARNING"
+	case finding.SeverityInfo:
+		return "INFO"
+	}
+	return strings.ToUpper(string(s))
 }
 
 // withoutInputSuffix drops from a message the " (source of Application
@@ -216,52 +246,57 @@ type inputGroup struct {
 
 // groupByInput groups findings by input in the order inputs first appear,
 // and within an input by object (kind, namespace, name) and then in the
-// order they were found. quiet keeps only error findings.
+// order they were found. quiet keeps only error findings. Each finding is
+// copied once, into its place.
 func groupByInput(fs []finding.Finding, quiet bool) []inputGroup {
-	var groups []inputGroup
+	var inputs []string
+	var members [][]int // per input, the indexes of its findings in fs
 	at := map[string]int{}
-	for _, f := range fs {
+	for i := range fs {
+		f := &fs[i]
 		if quiet && f.Severity != finding.SeverityError {
 			continue
 		}
-		i, ok := at[f.Input]
+		g, ok := at[f.Input]
 		if !ok {
-			i = len(groups)
-			at[f.Input] = i
-			groups = append(groups, inputGroup{input: f.Input})
+			g = len(inputs)
+			at[f.Input] = g
+			inputs = append(inputs, f.Input)
+			members = append(members, nil)
 		}
-		groups[i].findings = append(groups[i].findings, f)
+		members[g] = append(members[g], i)
 	}
-	for i := range groups {
-		groups[i].findings = byObject(groups[i].findings)
+	groups := make([]inputGroup, len(inputs))
+	for g, order := range members {
+		slices.SortStableFunc(order, func(a, b int) int { return compareObjects(&fs[a], &fs[b]) })
+		out := make([]finding.Finding, len(order))
+		for k, i := range order {
+			out[k] = fs[i]
+		}
+		groups[g] = inputGroup{input: inputs[g], findings: out}
 	}
 	return groups
 }
 
-// byObject orders findings by objectKey, keeping the order of those on one
-// object: each key is made once, and the findings are moved once.
-func byObject(fs []finding.Finding) []finding.Finding {
-	keys := make([]string, len(fs))
-	order := make([]int, len(fs))
-	for i := range fs {
-		keys[i], order[i] = objectKey(fs[i]), i
+// compareObjects orders findings by object: kind, namespace, name;
+// findings about no object (an empty render) first.
+func compareObjects(a, b *finding.Finding) int {
+	ra, rb := a.ResourceRef, b.ResourceRef
+	switch {
+	case ra == nil && rb == nil:
+		return 0
+	case ra == nil:
+		return -1
+	case rb == nil:
+		return 1
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
-	out := make([]finding.Finding, len(fs))
-	for i, j := range order {
-		out[i] = fs[j]
+	if c := strings.Compare(ra.Kind, rb.Kind); c != 0 {
+		return c
 	}
-	return out
-}
-
-// objectKey orders findings by object; findings about no object (an empty
-// render) come first.
-func objectKey(f finding.Finding) string {
-	if f.ResourceRef == nil {
-		return ""
+	if c := strings.Compare(ra.Namespace, rb.Namespace); c != 0 {
+		return c
 	}
-	r := f.ResourceRef
-	return r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+	return strings.Compare(ra.Name, rb.Name)
 }
 
 func inputTitle(input string) string {

@@ -1,0 +1,69 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+)
+
+// manyFindings is a red check of a large render: n objects of a few
+// kinds, each with the image findings of its containers, in the order a
+// streamed check reports them.
+func manyFindings(n int) *finding.Report {
+	r := &finding.Report{Resources: n}
+	kinds := []string{"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Rollout"}
+	for i := range n {
+		ref := &finding.ResourceRef{APIVersion: "apps/v1", Kind: kinds[i%len(kinds)], Namespace: fmt.Sprintf("team-%d", i%40), Name: fmt.Sprintf("app-%d", i)}
+		for c := range 1 + i%3 {
+			image := fmt.Sprintf("ghcr.io/org/app-%d:v1.%d", i%400, c)
+			r.Findings = append(r.Findings, finding.Finding{Rule: "image-digest", Severity: finding.SeverityError,
+				Message:     fmt.Sprintf("image %q is not pinned by digest", image),
+				ResourceRef: ref, Field: &finding.Field{Path: fmt.Sprintf("spec.template.spec.containers[%d].image", c), CurrentValue: image},
+				File: &finding.File{Path: "render.yaml", Index: i, Line: 40*i + 20 + c}, Input: "render.yaml", InputFile: "render.yaml"})
+		}
+	}
+	return r
+}
+
+func BenchmarkWriteText(b *testing.B) {
+	r := manyFindings(10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Write(io.Discard, r, Options{Format: "text"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCompareObjectsIsTheKeyOrder: compareObjects orders findings as their
+// objects' keys (kind, namespace and name joined by NUL; no object first)
+// compare as strings, which text output used to sort by.
+func TestCompareObjectsIsTheKeyOrder(t *testing.T) {
+	key := func(f *finding.Finding) string {
+		if f.ResourceRef == nil {
+			return ""
+		}
+		return f.ResourceRef.Kind + "\x00" + f.ResourceRef.Namespace + "\x00" + f.ResourceRef.Name
+	}
+	parts := []string{"", "a", "ab", "b", "a-b", "Z", "é"}
+	var fs []finding.Finding
+	fs = append(fs, finding.Finding{})
+	for _, k := range parts {
+		for _, ns := range parts {
+			for _, n := range parts {
+				fs = append(fs, finding.Finding{ResourceRef: &finding.ResourceRef{Kind: k, Namespace: ns, Name: n}})
+			}
+		}
+	}
+	for i := range fs {
+		for j := range fs {
+			want := strings.Compare(key(&fs[i]), key(&fs[j]))
+			if got := compareObjects(&fs[i], &fs[j]); got != want {
+				t.Fatalf("compareObjects(%q, %q) = %d, the keys compare %d", key(&fs[i]), key(&fs[j]), got, want)
+			}
+		}
+	}
+}
