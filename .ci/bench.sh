@@ -189,6 +189,8 @@ goal() { # text ok(1/0, - when it could not be measured)
 }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 < b + 0) ? 1 : 0 }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) ? 1 : 0 }'; }
+# le_known A B — le, or "-" (not measured) when A is empty.
+le_known() { if [[ -n $1 ]]; then le "$1" "$2"; else echo -; fi; }
 
 # ---- 1. check: kubectl-gate vs conftest (vs kubeconform) -------------------
 log "1. check: generating the ${CHECK_N}-object renders"
@@ -342,8 +344,9 @@ ESTATE_APPS=${BENCH_ESTATE_APPS:-500 2000}
 ESTATE_OBJECTS=${BENCH_ESTATE_OBJECTS:-50}
 ESTATE_REPO=https://git.example.com/bench/estate.git # benchgen.EstateRepo
 # paired NAME:EXPECT:CMD… — one run of each, RUNS times over; P_WALL[NAME]
-# P_CPU[NAME] P_RSS[NAME] are the medians.
-declare -A P_WALL P_CPU P_RSS
+# P_CPU[NAME] P_RSS[NAME] are the medians, P_WALLS[NAME] P_CPUS[NAME] each
+# run's figure in run order (for pair_ratio).
+declare -A P_WALL P_CPU P_RSS P_WALLS P_CPUS
 paired() {
 	local i spec name want
 	declare -A pw pc pr
@@ -359,7 +362,18 @@ paired() {
 		P_WALL[$name]=$(tr ' ' '\n' <<<"${pw[$name]}" | grep . | median)
 		P_CPU[$name]=$(tr ' ' '\n' <<<"${pc[$name]}" | grep . | median)
 		P_RSS[$name]=$(tr ' ' '\n' <<<"${pr[$name]}" | grep . | median)
+		P_WALLS[$name]=${pw[$name]}
+		P_CPUS[$name]=${pc[$name]}
 	done
+}
+# pair_ratio "A's figures" "B's figures" — the median of A/B taken run by
+# run over two commands of one paired call. The two runs of a pair ran
+# one soon after the other, so a machine that slows down or speeds up during
+# the call moves both alike; a ratio of the two medians may take them from
+# different moments.
+pair_ratio() {
+	paste -d' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) |
+		awk 'NF == 2 && $2 > 0 { print $1 / $2 }' | median
 }
 mkdir -p "$W/empty-schemas"
 KC_PARSE="$KUBECONFORM -ignore-missing-schemas -summary -schema-location $W/empty-schemas/{{.ResourceKind}}.json"
@@ -374,45 +388,55 @@ log "1d. start-up: gate version"
 run startup 0 "$GATE" version
 row "gate version (start-up alone)" "$M_WALL" "$M_CPU" "$M_RSS MB" - "$M_RC" "the floor of every peak below: code and data mapped at start-up"
 STARTUP_RSS=$M_RSS
+# All sizes in one paired call (9k, 36k, 9k, 36k…), so that the 36k/9k
+# ratio is taken pair by pair too.
+specs=()
 for n in $SPEED_N; do
-	log "1d. speed: $n objects, paired: gate check, kubeconform parse-only${SPEED_OK:+, kubeconform -strict}"
 	"$W/benchgen" -n "$n" -images "$IMAGES" -registry ghcr.io -pinned >"$W/speed-$n.yaml"
-	specs=("gate-$n|0|$GATE check --timeout ${LIMIT}s -f $W/speed-$n.yaml")
+	specs+=("gate-$n|0|$GATE check --timeout ${LIMIT}s -f $W/speed-$n.yaml")
 	[[ -n $SPEED_OK ]] && specs+=("kcparse-$n|0|$KC_PARSE $W/speed-$n.yaml" "kcstrict-$n|0|$KC_STRICT $W/speed-$n.yaml")
-	paired "${specs[@]}"
+done
+log "1d. speed: $SPEED_N objects, paired: gate check, kubeconform parse-only${SPEED_OK:+, kubeconform -strict}"
+paired "${specs[@]}"
+for n in $SPEED_N; do
 	row "gate check $n, pinned (paired)" "${P_WALL[gate-$n]}" "${P_CPU[gate-$n]}" "${P_RSS[gate-$n]} MB" - 0 "every rule, schema included"
 	if [[ -n $SPEED_OK ]]; then
 		row "kubeconform parse-only $n (paired)" "${P_WALL[kcparse-$n]}" "${P_CPU[kcparse-$n]}" "${P_RSS[kcparse-$n]} MB" - 0 "$(grep -oE 'Skipped: [0-9]+' "$W/kcparse-$n.out" || echo '?')"
 		row "kubeconform -strict $n (paired)" "${P_WALL[kcstrict-$n]}" "${P_CPU[kcstrict-$n]}" "${P_RSS[kcstrict-$n]} MB" - 0 "$(grep -oE 'Valid: [0-9]+' "$W/kcstrict-$n.out" || echo '?')"
 	fi
 done
-# Each estate row after the first says its peak and wall against the
-# first's (issue 25: 2,000 apps within 2× the peak of 500, time linear).
-ESTATE_FIRST=
+# The estates likewise in one paired call. Each estate row after the
+# first says its peak and wall against the first's (issue 25: 2,000 apps
+# within 2× the peak of 500, time linear).
+specs=()
 for a in $ESTATE_APPS; do
-	log "1d. estate: $a Applications × $ESTATE_OBJECTS objects (--apps-root)"
 	"$W/benchgen" -apps "$a" -n "$ESTATE_OBJECTS" -images "$IMAGES" -registry ghcr.io -pinned -estate "$W/estate-$a"
 	# pin takes no --apps-root: the same sources, each a -k input (pin
 	# checks and pins each render as it is made, and keeps it as bytes;
 	# check -k each drops it).
 	ks=$(for d in "$W/estate-$a"/src/*/; do printf -- '-k %s ' "${d%/}"; done)
-	paired "estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO" \
-		"pin-estate-$a|0|$GATE pin --timeout ${LIMIT}s $ks" "check-k-estate-$a|0|$GATE check --timeout ${LIMIT}s $ks"
+	specs+=("estate-$a|0|$GATE check --timeout ${LIMIT}s -f $W/estate-$a/apps --apps-root $W/estate-$a --repo-url $ESTATE_REPO"
+		"pin-estate-$a|0|$GATE pin --timeout ${LIMIT}s $ks" "check-k-estate-$a|0|$GATE check --timeout ${LIMIT}s $ks")
+done
+log "1d. estate: $ESTATE_APPS Applications × $ESTATE_OBJECTS objects (--apps-root), paired"
+paired "${specs[@]}"
+ESTATE_FIRST=
+for a in $ESTATE_APPS; do
 	vs=
 	if [[ -n $ESTATE_FIRST ]]; then
-		vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[estate-$a]}" "${P_RSS[estate-$ESTATE_FIRST]}"), wall $(ratio "${P_WALL[estate-$a]}" "${P_WALL[estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[estate-$a]}" "${P_CPU[estate-$ESTATE_FIRST]}") for $(ratio "$a" "$ESTATE_FIRST") the apps"
+		vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[estate-$a]}" "${P_RSS[estate-$ESTATE_FIRST]}"), wall $(ratio "$(pair_ratio "${P_WALLS[estate-$a]}" "${P_WALLS[estate-$ESTATE_FIRST]}")" 1), CPU $(ratio "$(pair_ratio "${P_CPUS[estate-$a]}" "${P_CPUS[estate-$ESTATE_FIRST]}")" 1) for $(ratio "$a" "$ESTATE_FIRST") the apps"
 	else
 		ESTATE_FIRST=$a
 	fi
 	row "gate check estate $a apps × $ESTATE_OBJECTS objects" "${P_WALL[estate-$a]}" "${P_CPU[estate-$a]}" "${P_RSS[estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/estate-$a.out" | tail -n 1)s, one unit per app$vs"
 	vs=
-	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[pin-estate-$a]}" "${P_RSS[pin-estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[pin-estate-$a]}" "${P_CPU[pin-estate-$ESTATE_FIRST]}")"
+	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[pin-estate-$a]}" "${P_RSS[pin-estate-$ESTATE_FIRST]}"), CPU $(ratio "$(pair_ratio "${P_CPUS[pin-estate-$a]}" "${P_CPUS[pin-estate-$ESTATE_FIRST]}")" 1)"
 	row "gate pin estate $a apps (-k each)" "${P_WALL[pin-estate-$a]}" "${P_CPU[pin-estate-$a]}" "${P_RSS[pin-estate-$a]} MB" - 0 "$(grep -c '^kind: ' "$W/pin-estate-$a.out") objects printed, pinned by digest already$vs"
 	vs=
-	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[check-k-estate-$a]}" "${P_RSS[check-k-estate-$ESTATE_FIRST]}"), CPU $(ratio "${P_CPU[check-k-estate-$a]}" "${P_CPU[check-k-estate-$ESTATE_FIRST]}")"
+	[[ $ESTATE_FIRST != "$a" ]] && vs="; vs $ESTATE_FIRST apps: peak $(ratio "${P_RSS[check-k-estate-$a]}" "${P_RSS[check-k-estate-$ESTATE_FIRST]}"), CPU $(ratio "$(pair_ratio "${P_CPUS[check-k-estate-$a]}" "${P_CPUS[check-k-estate-$ESTATE_FIRST]}")" 1)"
 	row "gate check estate $a apps (-k each)" "${P_WALL[check-k-estate-$a]}" "${P_CPU[check-k-estate-$a]}" "${P_RSS[check-k-estate-$a]} MB" - 0 "$(grep -oE '[0-9]+ resource' "$W/check-k-estate-$a.out" | tail -n 1)s, one unit per source$vs"
-	rm -rf "$W/estate-$a"
 done
+for a in $ESTATE_APPS; do rm -rf "$W/estate-$a"; done
 
 # ---- 1c. policy: a VAP through the gate vs kyverno and conftest --------------
 # (issue 12) examples/policies/vap/require-pinned.yaml on the same render,
@@ -696,15 +720,17 @@ else
 fi
 
 # issue 25: the 9k and 36k renders against kubeconform, and the estate.
+# Each time ratio is the median of the pairs' ratios (pair_ratio), the
+# ratio of the medians beside it.
 speed_goals() {
-	local a b n
+	local a b n w c
 	read -r a b _ <<<"$SPEED_N"
 	n=$(awk -v x="${P_WALL[gate-$a]:-}" 'BEGIN { print (x == "") ? 0 : 1 }')
 	if [[ $n == 1 && -n ${P_WALL[kcparse-$a]:-} ]]; then
-		goal "issue 25: gate check $a ≤ 0.8× kubeconform parse-only wall: $(ratio "${P_WALL[gate-$a]}" "${P_WALL[kcparse-$a]}") (CPU $(ratio "${P_CPU[gate-$a]}" "${P_CPU[kcparse-$a]}"))" \
-			"$(le "$(awk -v x="${P_WALL[gate-$a]}" -v y="${P_WALL[kcparse-$a]}" 'BEGIN { print x / y }')" 0.8)"
-		goal "issue 25: gate check $a ≤ 0.6× kubeconform -strict wall: $(ratio "${P_WALL[gate-$a]}" "${P_WALL[kcstrict-$a]}") (CPU $(ratio "${P_CPU[gate-$a]}" "${P_CPU[kcstrict-$a]}"))" \
-			"$(le "$(awk -v x="${P_WALL[gate-$a]}" -v y="${P_WALL[kcstrict-$a]}" 'BEGIN { print x / y }')" 0.6)"
+		w=$(pair_ratio "${P_WALLS[gate-$a]}" "${P_WALLS[kcparse-$a]}"); c=$(pair_ratio "${P_CPUS[gate-$a]}" "${P_CPUS[kcparse-$a]}")
+		goal "issue 25: gate check $a ≤ 0.8× kubeconform parse-only wall: $(ratio "$w" 1) (CPU $(ratio "$c" 1); medians' ratio $(ratio "${P_WALL[gate-$a]}" "${P_WALL[kcparse-$a]}"))" "$(le_known "$w" 0.8)"
+		w=$(pair_ratio "${P_WALLS[gate-$a]}" "${P_WALLS[kcstrict-$a]}"); c=$(pair_ratio "${P_CPUS[gate-$a]}" "${P_CPUS[kcstrict-$a]}")
+		goal "issue 25: gate check $a ≤ 0.6× kubeconform -strict wall: $(ratio "$w" 1) (CPU $(ratio "$c" 1); medians' ratio $(ratio "${P_WALL[gate-$a]}" "${P_WALL[kcstrict-$a]}"))" "$(le_known "$w" 0.6)"
 	else
 		goal "issue 25: gate check $a ≤ 0.8× kubeconform parse-only, ≤ 0.6× -strict" -
 	fi
@@ -712,16 +738,16 @@ speed_goals() {
 		goal "issue 25: gate check $a ≤ 250 MB: ${P_RSS[gate-$a]} MB (start-up alone: ${STARTUP_RSS:-?} MB)" "$(le "${P_RSS[gate-$a]}" 250)"
 	fi
 	if [[ $n == 1 && -n $b && -n ${P_WALL[gate-$b]:-} ]]; then
-		goal "issue 25: gate check $b ≤ 4.6× the $a wall: $(ratio "${P_WALL[gate-$b]}" "${P_WALL[gate-$a]}") (CPU $(ratio "${P_CPU[gate-$b]}" "${P_CPU[gate-$a]}"))" \
-			"$(le "$(awk -v x="${P_WALL[gate-$b]}" -v y="${P_WALL[gate-$a]}" 'BEGIN { print x / y }')" 4.6)"
+		w=$(pair_ratio "${P_WALLS[gate-$b]}" "${P_WALLS[gate-$a]}"); c=$(pair_ratio "${P_CPUS[gate-$b]}" "${P_CPUS[gate-$a]}")
+		goal "issue 25: gate check $b ≤ 4.6× the $a wall: $(ratio "$w" 1) (CPU $(ratio "$c" 1); medians' ratio $(ratio "${P_WALL[gate-$b]}" "${P_WALL[gate-$a]}"))" "$(le_known "$w" 4.6)"
 		goal "issue 25: gate check $b ≤ 800 MB: ${P_RSS[gate-$b]} MB" "$(le "${P_RSS[gate-$b]}" 800)"
 	fi
 	if [[ -n ${P_RSS[estate-2000]:-} ]]; then
 		goal "issue 25: estate 2,000 apps ≤ 800 MB: ${P_RSS[estate-2000]} MB" "$(le "${P_RSS[estate-2000]}" 800)"
 		if [[ -n ${P_RSS[estate-500]:-} ]]; then
 			goal "issue 25: estate 2,000 apps ≤ 2× the 500-app peak: $(ratio "${P_RSS[estate-2000]}" "${P_RSS[estate-500]}")" "$(le "${P_RSS[estate-2000]}" $((2 * P_RSS[estate-500])))"
-			goal "issue 25: estate time linear (2,000 apps ≤ 4.6× 500): wall $(ratio "${P_WALL[estate-2000]}" "${P_WALL[estate-500]}"), CPU $(ratio "${P_CPU[estate-2000]}" "${P_CPU[estate-500]}")" \
-				"$(le "$(awk -v x="${P_WALL[estate-2000]}" -v y="${P_WALL[estate-500]}" 'BEGIN { print x / y }')" 4.6)"
+			w=$(pair_ratio "${P_WALLS[estate-2000]}" "${P_WALLS[estate-500]}"); c=$(pair_ratio "${P_CPUS[estate-2000]}" "${P_CPUS[estate-500]}")
+			goal "issue 25: estate time linear (2,000 apps ≤ 4.6× 500): wall $(ratio "$w" 1), CPU $(ratio "$c" 1) (medians' ratio $(ratio "${P_WALL[estate-2000]}" "${P_WALL[estate-500]}"))" "$(le_known "$w" 4.6)"
 		fi
 	fi
 }
