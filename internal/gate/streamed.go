@@ -234,7 +234,11 @@ func (s *Streamed) Finish(resources []*yaml.RNode, opts Options) (rep *finding.R
 	}
 	done := make(map[string][]finding.Finding, len(s.per))
 	for i, r := range s.per {
-		fs := []finding.Finding{}
+		n := 0
+		for _, run := range s.runs {
+			n += len(run.findings[i])
+		}
+		fs := make([]finding.Finding, 0, n) // one copy of each finding
 		for _, run := range s.runs {
 			fs = append(fs, run.findings[i]...)
 		}
