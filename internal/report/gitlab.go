@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -51,9 +50,7 @@ func writeGitLab(w io.Writer, doc Document, o Options) error {
 				Severity: "blocker", Location: gitlabLocation{Path: location(f, o).PhysicalLocation.ArtifactLocation.URI, Lines: gitlabLines{Begin: 1}}})
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(issues)
+	return writeIndented(w, issues)
 }
 
 func gitlabSeverity(f finding.Finding) string {

@@ -3,7 +3,6 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"net/url"
 	"path"
@@ -145,9 +144,7 @@ func writeSARIF(w io.Writer, doc Document, o Options) error {
 			"invocations": []any{invocation},
 		}},
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeIndented(w, out)
 }
 
 // location places a finding: the file and line that set the value, else
@@ -204,8 +201,12 @@ func ArtifactURI(p string) string {
 	}
 	// url.URL leaves a few sub-delimiters as they are; encode the ones a
 	// SARIF reader could take for structure.
-	return strings.NewReplacer("+", "%2B", ",", "%2C", ";", "%3B", "=", "%3D", "&", "%26", "$", "%24", "!", "%21", "'", "%27", "(", "%28", ")", "%29", "*", "%2A").Replace(u)
+	return uriSubDelims.Replace(u)
 }
+
+// uriSubDelims percent-encodes the sub-delimiters ArtifactURI encodes,
+// built once.
+var uriSubDelims = strings.NewReplacer("+", "%2B", ",", "%2C", ";", "%3B", "=", "%3D", "&", "%26", "$", "%24", "!", "%21", "'", "%27", "(", "%28", ")", "%29", "*", "%2A")
 
 // Fingerprint identifies a finding across runs: its rule, input, object and
 // field, and its message (what it found), but not the line it is on.

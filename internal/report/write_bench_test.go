@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -64,6 +66,46 @@ func TestCompareObjectsIsTheKeyOrder(t *testing.T) {
 			if got := compareObjects(&fs[i], &fs[j]); got != want {
 				t.Fatalf("compareObjects(%q, %q) = %d, the keys compare %d", key(&fs[i]), key(&fs[j]), got, want)
 			}
+		}
+	}
+}
+
+func BenchmarkWriteFormats(b *testing.B) {
+	r := manyFindings(10000)
+	for _, format := range []string{"json", "sarif", "github"} {
+		b.Run(format, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Write(io.Discard, r, Options{Format: format}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteIndentedIsTheEncoder: writeIndented writes the bytes a
+// json.Encoder indenting by two spaces writes (HTML characters and line
+// separators escaped alike, the final newline).
+func TestWriteIndentedIsTheEncoder(t *testing.T) {
+	r := manyFindings(50)
+	r.Findings[3].Message = "a <b> & c \u2028 d \x1b[31m e \"quoted\""
+	r.Findings[5].Suppressed = &finding.Suppression{Kind: finding.SuppressedByBaseline, Source: "baseline.json"}
+	r.Failures = []string{"a registry said 500 <html>"}
+	doc := Document{APIVersion: APIVersion, Kind: "Report", Results: r.Findings, Summary: Summarize(r, false), Failures: r.Failures}
+	values := []any{r, doc, map[string]any{"b": []any{1, "x", nil, map[string]any{}}, "a": ""}, []string{}}
+	for i, v := range values {
+		var want, got bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeIndented(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("value %d: writeIndented differs from the encoder:\n%s\nwant:\n%s", i, got.String(), want.String())
 		}
 	}
 }
