@@ -26,7 +26,7 @@ func fastUnstructured(n *yaml.Node) (any, bool) {
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" || reEmittedOtherwise(k) {
 				return nil, false
 			}
 			if _, dup := m[k.Value]; dup {
@@ -59,6 +59,9 @@ func fastScalar(n *yaml.Node) (any, bool) {
 	v := n.Value
 	switch n.Tag {
 	case "!!str":
+		if reEmittedOtherwise(n) {
+			return nil, false
+		}
 		return v, true
 	case "!!null":
 		// Only the plain spellings: kyaml's JSON makes "" of an empty
@@ -121,4 +124,22 @@ func decimal(s string, float bool) bool {
 		}
 	}
 	return digits
+}
+
+// reEmittedOtherwise reports whether the round trip's YAML encoder changes
+// a string scalar's value: go-yaml writes a folded scalar (">") with a
+// more-indented line (one that starts with a space or a tab) so that it
+// reads back with an extra line break ("a\n b" becomes "a\n\n b"). The
+// object kustomize prints, and kubectl sends, holds the changed value; the
+// round trip decides it (found by FuzzFastUnstructured).
+func reEmittedOtherwise(n *yaml.Node) bool {
+	if n.Style&yaml.FoldedStyle == 0 {
+		return false
+	}
+	for line := range strings.SplitSeq(n.Value, "\n") {
+		if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			return true
+		}
+	}
+	return false
 }
