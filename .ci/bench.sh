@@ -111,7 +111,11 @@ log "building benchgen and the test registry"
 "$GO" build -o "$W/registry" ./examples/registry
 
 # ---- measuring -------------------------------------------------------------
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+# median: the middle value, the mean of the two middle ones for an even
+# count; median_int rounds it (memory in KB and MB, used in integer
+# arithmetic).
+median() { sort -g | awk 'BEGIN { OFMT = "%.10g" } { a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else if (NR) print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median_int() { median | awk '{ printf "%d\n", $1 + 0.5 }'; }
 fmt_s() { awk -v v="$1" 'BEGIN { if (v == "" || v == "-") print "-"; else if (v < 10) printf "%.2f s", v; else printf "%.1f s", v }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "" || a == "-") print "-"; else if (a / b >= 10) printf "%.0f×", a / b; else printf "%.2f×", a / b }'; }
 
@@ -164,7 +168,7 @@ run_n() {
 	done
 	M_WALL=$(printf '%s\n' "${walls[@]}" | median)
 	M_CPU=$(printf '%s\n' "${cpus[@]}" | median)
-	M_RSS=$(($(printf '%s\n' "${rsss[@]}" | median) / 1024))
+	M_RSS=$(($(printf '%s\n' "${rsss[@]}" | median_int) / 1024))
 	M_RC=$rc
 	M_REQ=-; M_MREQ=-
 	if [[ -n $HOST ]]; then
@@ -361,7 +365,7 @@ paired() {
 	for name in "${!pw[@]}"; do
 		P_WALL[$name]=$(tr ' ' '\n' <<<"${pw[$name]}" | grep . | median)
 		P_CPU[$name]=$(tr ' ' '\n' <<<"${pc[$name]}" | grep . | median)
-		P_RSS[$name]=$(tr ' ' '\n' <<<"${pr[$name]}" | grep . | median)
+		P_RSS[$name]=$(tr ' ' '\n' <<<"${pr[$name]}" | grep . | median_int)
 		P_WALLS[$name]=${pw[$name]}
 		P_CPUS[$name]=${pc[$name]}
 	done

@@ -160,15 +160,17 @@ func FileAnnotations(r *yaml.RNode) (path, index string) {
 }
 
 // firstAnnotation is the value of the first key of annotations (a mapping
-// node, else none) and whether there is one; a value that is not a scalar
-// is none.
+// node, else none) and whether there is one, as kyaml reads it: a null is
+// "", an alias its name, a map or a list "".
 func firstAnnotation(annos *yaml.Node, key string) (string, bool) {
 	v := yamlpath.Field(annos, key)
-	if v == nil {
+	switch {
+	case v == nil:
 		return "", false
-	}
-	if v.Kind != yaml.ScalarNode {
+	case v.Kind == yaml.ScalarNode && v.Tag == yaml.NodeTagNull:
 		return "", true
+	case v.Kind == yaml.ScalarNode, v.Kind == yaml.AliasNode:
+		return v.Value, true
 	}
-	return v.Value, true
+	return "", true
 }

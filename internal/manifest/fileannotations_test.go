@@ -11,7 +11,8 @@ import (
 
 // TestFileAnnotationsIsKioutil: FileAnnotations reads what
 // kioutil.GetFileAnnotations reads, on well-formed annotations and on
-// repeated keys, values that are maps, annotations that are not a map.
+// repeated keys, nulls, aliases, values that are maps, annotations that are
+// not a map.
 func TestFileAnnotationsIsKioutil(t *testing.T) {
 	for _, tc := range []struct {
 		name, metadata string
@@ -31,6 +32,11 @@ func TestFileAnnotationsIsKioutil(t *testing.T) {
 		{name: "labels a list", metadata: `{name: a, labels: [x], annotations: {internal.config.kubernetes.io/path: a.yaml, internal.config.kubernetes.io/index: "1"}}`},
 		{name: "annotations a list", metadata: `{name: a, annotations: [internal.config.kubernetes.io/path, a.yaml]}`},
 		{name: "index a map", metadata: `{name: a, annotations: {internal.config.kubernetes.io/path: a.yaml, internal.config.kubernetes.io/index: {a: b}}}`},
+		{name: "path null", metadata: `{name: a, annotations: {internal.config.kubernetes.io/path: ~, config.kubernetes.io/path: old.yaml}}`},
+		{name: "path null word", metadata: `{name: a, annotations: {internal.config.kubernetes.io/path: null}}`},
+		{name: "path tagged null", metadata: `{name: a, annotations: {internal.config.kubernetes.io/path: !!null x}}`},
+		{name: "index null, legacy set", metadata: `{name: a, annotations: {internal.config.kubernetes.io/path: a.yaml, internal.config.kubernetes.io/index: ~, config.kubernetes.io/index: '4'}}`},
+		{name: "path an alias", metadata: `{name: &p a, annotations: {internal.config.kubernetes.io/path: *p}}`},
 		{name: "other annotation a map", metadata: `{name: a, annotations: {x: {a: b}, internal.config.kubernetes.io/path: a.yaml}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -51,9 +51,6 @@ func escape(s string, keepTab bool) string {
 	return b.String()
 }
 
-// unsafeRune reports whether r may change how a line is read: a C0 or C1
-// control character, DEL, a Unicode line or paragraph separator, or a
-// bidirectional control (the "Trojan Source" characters).
 // printableASCII reports whether s is all printable ASCII (space to ~),
 // which escape leaves as it is: the common case, decided a byte at a time.
 func printableASCII(s string) bool {
@@ -65,6 +62,9 @@ func printableASCII(s string) bool {
 	return true
 }
 
+// unsafeRune reports whether r may change how a line is read: a C0 or C1
+// control character, DEL, a Unicode line or paragraph separator, or a
+// bidirectional control (the "Trojan Source" characters).
 func unsafeRune(r rune) bool {
 	switch {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:

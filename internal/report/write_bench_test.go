@@ -42,7 +42,10 @@ func BenchmarkWriteText(b *testing.B) {
 
 // TestCompareObjectsIsTheKeyOrder: compareObjects orders findings as their
 // objects' keys (kind, namespace and name joined by NUL; no object first)
-// compare as strings, which text output used to sort by.
+// compare as strings, which text output used to sort by, wherever no field
+// holds a NUL. Where one does, two objects whose joined keys were equal
+// (kind "a\x00b" in namespace "c", kind "a" in namespace "b\x00c") were
+// grouped under one header; they are now two.
 func TestCompareObjectsIsTheKeyOrder(t *testing.T) {
 	key := func(f *finding.Finding) string {
 		if f.ResourceRef == nil {
@@ -67,6 +70,22 @@ func TestCompareObjectsIsTheKeyOrder(t *testing.T) {
 				t.Fatalf("compareObjects(%q, %q) = %d, the keys compare %d", key(&fs[i]), key(&fs[j]), got, want)
 			}
 		}
+	}
+	a := finding.Finding{ResourceRef: &finding.ResourceRef{Kind: "a\x00b", Namespace: "c", Name: "d"}}
+	b := finding.Finding{ResourceRef: &finding.ResourceRef{Kind: "a", Namespace: "b\x00c", Name: "d"}}
+	if key(&a) != key(&b) || compareObjects(&a, &b) == 0 {
+		t.Errorf("two objects whose joined keys are equal: compareObjects = %d, want them apart", compareObjects(&a, &b))
+	}
+	var out bytes.Buffer
+	r := &finding.Report{Resources: 2, Findings: []finding.Finding{
+		{Rule: "schema", Severity: finding.SeverityError, Message: "first", ResourceRef: a.ResourceRef},
+		{Rule: "schema", Severity: finding.SeverityError, Message: "second", ResourceRef: b.ResourceRef},
+	}}
+	if err := Write(&out, r, Options{Format: "text"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "/d (ns "); n != 2 {
+		t.Errorf("%d object headers, want 2:\n%s", n, out.String())
 	}
 }
 
