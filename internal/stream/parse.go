@@ -147,6 +147,9 @@ func objects(d *yaml.RNode) ([]*yaml.RNode, error) {
 	if d.YNode().Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: a %s, not a Kubernetes object", d.YNode().Line, kindName(d.YNode()))
 	}
+	if err := metadataNotAList(d.YNode(), ""); err != nil {
+		return nil, err
+	}
 	if err := Normalize(d); err != nil {
 		return nil, err
 	}
@@ -182,6 +185,9 @@ func listItems(list, items *yaml.RNode) ([]*yaml.RNode, error) {
 		if item.GetKind() == "" || item.GetApiVersion() == "" {
 			return nil, fmt.Errorf("line %d: %s item %d has no apiVersion or kind", e.Line, kindOr(kind), j)
 		}
+		if err := metadataNotAList(e, fmt.Sprintf("%s item %d: ", kindOr(kind), j)); err != nil {
+			return nil, err
+		}
 		if err := Normalize(item); err != nil {
 			return nil, err
 		}
@@ -191,6 +197,21 @@ func listItems(list, items *yaml.RNode) ([]*yaml.RNode, error) {
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// metadataNotAList refuses an object whose metadata is a list. kubectl
+// cannot decode it (an ObjectMeta is a mapping) and never sends it; kyaml's
+// readers of metadata (GetName, GetNamespace, GetAnnotations…), which the
+// rendering and Argo CD stages call, take a list's items in pairs and
+// panic on an odd count. Metadata written as a string or left empty stays
+// the schema stage's to report.
+func metadataNotAList(obj *yaml.Node, what string) error {
+	for i := 0; i+1 < len(obj.Content); i += 2 {
+		if k, v := obj.Content[i], obj.Content[i+1]; k.Value == "metadata" && v.Kind == yaml.SequenceNode {
+			return fmt.Errorf("line %d: %smetadata is a list, not a mapping: not a Kubernetes object (kubectl cannot decode it)", v.Line, what)
+		}
+	}
+	return nil
 }
 
 func kindOr(kind string) string {
