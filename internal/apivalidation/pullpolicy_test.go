@@ -10,18 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestPullPoliciesAreTheDefaultings: for each workload kind and each shape
 // of image reference, the object defaulted after defaultPullPolicies is the
 // object the API server's defaulting alone gives (SetDefaults_Container).
 func TestPullPoliciesAreTheDefaultings(t *testing.T) {
-	images := []string{
-		"nginx", "nginx:latest", "nginx:1.27", "ghcr.io/org/app:v1", "ghcr.io/org/app",
-		"ghcr.io/org/app@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		"ghcr.io/org/app:latest@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		"localhost:5000/app", "NotValid:::", "", "app:LATEST",
-	}
+	images := testutil.ImageShapes
 	podSpec := func(image, policy string) string {
 		p := ""
 		if policy != "" {

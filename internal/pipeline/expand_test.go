@@ -214,3 +214,55 @@ func TestSelftestOverThePlan(t *testing.T) {
 		t.Error("no ApplicationSet mutant row")
 	}
 }
+
+// TestExpandListMetadataIsNoVerdict: an object whose metadata is a list, in
+// an Application's source or as the Application itself, is no verdict
+// naming the file and line (kyaml's metadata readers, which the expansion
+// calls, panicked on it: the gate crashed); beside it, the same tree with
+// a well-formed object passes.
+func TestExpandListMetadataIsNoVerdict(t *testing.T) {
+	const listMetadata = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  -\n"
+	good := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop}\ndata: {a: b}\n"
+	badApp := strings.Replace(application("bad", "envs/prod", "shop"), "metadata: {name: bad, namespace: argocd}", "metadata:\n  -", 1)
+	for _, tc := range []struct {
+		name, app, source, says string
+	}{
+		{"source", application("prod", "envs/prod", "shop"), listMetadata, "envs/prod/bad.yaml: document 1 (counting from 1): line 4: metadata is a list"},
+		{"application", badApp, good, "apps/app.yaml: document 1 (counting from 1): line 4: metadata is a list"},
+		{"well-formed", application("prod", "envs/prod", "shop"), good, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+				"apps/app.yaml":      tc.app,
+				"envs/prod/bad.yaml": tc.source,
+			})
+			in := pipeline.Inputs{Files: []string{filepath.Join(root, "apps/app.yaml")}, AppsRoot: root, RepoURLs: []string{repoURL}}
+			res, err := pipeline.Run(context.Background(), in, pipeline.Options{})
+			if tc.says == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := res.Report().Verdict(false); v != finding.VerdictPass {
+					t.Fatalf("the well-formed tree: verdict %s, want pass: %+v", v, res.Report().Findings)
+				}
+				return
+			}
+			said := ""
+			if err != nil {
+				said = err.Error()
+			} else {
+				for _, u := range res.Units {
+					if u.Err != nil {
+						said += u.Err.Error() + "\n"
+					}
+				}
+				if v := res.Report().Verdict(false); v != finding.VerdictNoVerdict {
+					t.Errorf("verdict %s, want no verdict", v)
+				}
+			}
+			if !strings.Contains(filepath.ToSlash(said), tc.says) {
+				t.Errorf("the error does not say %q:\n%s", tc.says, said)
+			}
+		})
+	}
+}

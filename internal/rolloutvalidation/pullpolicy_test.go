@@ -9,6 +9,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestPreparedPullPolicies: the Rollout Validate hands to the upstream
@@ -17,12 +19,7 @@ import (
 // defaulting parses no image; and that template, defaulted as upstream
 // defaults it, is the template defaulted without them.
 func TestPreparedPullPolicies(t *testing.T) {
-	images := []string{
-		"nginx", "nginx:latest", "nginx:1.27", "ghcr.io/org/app",
-		"ghcr.io/org/app@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		"ghcr.io/org/app:latest@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		"localhost:5000/app", "NotValid:::", "", "app:LATEST",
-	}
+	images := testutil.ImageShapes
 	podSpec := func(image, policy string) string {
 		p := ""
 		if policy != "" {

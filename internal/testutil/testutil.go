@@ -189,3 +189,14 @@ func RunSelf(t testing.TB, test string, env ...string) (code int, stderr string)
 	}
 	return 0, errOut.String()
 }
+
+// ImageShapes are image references of every shape the API server's
+// pull-policy defaulting tells apart: no tag, "latest" and "LATEST", a
+// tag, a digest, a tag and a digest, a registry with a port, one that does
+// not parse, and none.
+var ImageShapes = []string{
+	"nginx", "nginx:latest", "nginx:1.27", "ghcr.io/org/app:v1", "ghcr.io/org/app",
+	"ghcr.io/org/app@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	"ghcr.io/org/app:latest@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	"localhost:5000/app", "NotValid:::", "", "app:LATEST",
+}
