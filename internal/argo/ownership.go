@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // Owned is one object as one owner (an Argo CD Application, a Flux
@@ -205,7 +206,16 @@ func sourceName(as AppSource) string {
 // render adds to say where it came from.
 func Body(obj *yaml.RNode) string {
 	c := obj.Copy()
-	for k := range c.GetAnnotations() {
+	// The keys are read in place: kyaml's GetAnnotations takes the items of
+	// annotations written as a list (a schema error) in pairs, and panicked
+	// on an odd count. Such annotations hold no key to clear.
+	var keys []string
+	if annos := yamlpath.Get(c.YNode(), "metadata", "annotations"); annos != nil && annos.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(annos.Content); i += 2 {
+			keys = append(keys, annos.Content[i].Value)
+		}
+	}
+	for _, k := range keys {
 		if strings.HasPrefix(k, "config.kubernetes.io/") || strings.HasPrefix(k, "internal.config.kubernetes.io/") || strings.HasPrefix(k, "kubectl-gate.dev/") {
 			_ = c.PipeE(yaml.ClearAnnotation(k))
 		}

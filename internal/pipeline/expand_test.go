@@ -3,7 +3,9 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,52 +219,72 @@ func TestSelftestOverThePlan(t *testing.T) {
 
 // TestExpandListMetadataIsNoVerdict: an object whose metadata is a list, in
 // an Application's source or as the Application itself, is no verdict
-// naming the file and line (kyaml's metadata readers, which the expansion
-// calls, panicked on it: the gate crashed); beside it, the same tree with
-// a well-formed object passes.
+// naming the file and line; annotations written as a list are the
+// object's schema error (kyaml's metadata readers, which the expansion
+// calls, panicked on both: the gate crashed); beside them, the same tree
+// with a well-formed object passes.
 func TestExpandListMetadataIsNoVerdict(t *testing.T) {
 	const listMetadata = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  -\n"
 	good := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop}\ndata: {a: b}\n"
 	badApp := strings.Replace(application("bad", "envs/prod", "shop"), "metadata: {name: bad, namespace: argocd}", "metadata:\n  -", 1)
+	annotated := strings.Replace(application("prod", "envs/prod", "shop"), "metadata: {name: prod, namespace: argocd}", "metadata: {name: prod, namespace: argocd, annotations: [x]}", 1)
 	for _, tc := range []struct {
 		name, app, source, says string
+		schema                  bool // a schema error, exit 1, not no verdict
 	}{
-		{"source", application("prod", "envs/prod", "shop"), listMetadata, "envs/prod/bad.yaml: document 1 (counting from 1): line 4: metadata is a list"},
-		{"application", badApp, good, "apps/app.yaml: document 1 (counting from 1): line 4: metadata is a list"},
-		{"well-formed", application("prod", "envs/prod", "shop"), good, ""},
+		{"source", application("prod", "envs/prod", "shop"), listMetadata, "envs/prod/bad.yaml: document 1 (counting from 1): line 4: metadata is a list", false},
+		{"application", badApp, good, "apps/app.yaml: document 1 (counting from 1): line 4: metadata is a list", false},
+		{"source, through an alias", application("prod", "envs/prod", "shop"), "apiVersion: v1\nkind: ConfigMap\nx: &m [a]\nmetadata: *m\n", "envs/prod/bad.yaml: document 1 (counting from 1): line 3: metadata is a list", false},
+		{"source annotations a list", application("prod", "envs/prod", "shop"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: shop, annotations: [x]}\n", "", true},
+		{"application annotations a list", annotated, good, "", true},
+		{"well-formed", application("prod", "envs/prod", "shop"), good, "", false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := testutil.WriteFiles(t, t.TempDir(), map[string]string{
-				"apps/app.yaml":      tc.app,
-				"envs/prod/bad.yaml": tc.source,
-			})
-			in := pipeline.Inputs{Files: []string{filepath.Join(root, "apps/app.yaml")}, AppsRoot: root, RepoURLs: []string{repoURL}}
-			res, err := pipeline.Run(context.Background(), in, pipeline.Options{})
-			if tc.says == "" {
+		for _, release := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/release=%v", tc.name, release), func(t *testing.T) {
+				root := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+					"apps/app.yaml":      tc.app,
+					"envs/prod/bad.yaml": tc.source,
+				})
+				in := pipeline.Inputs{Files: []string{filepath.Join(root, "apps/app.yaml")}, AppsRoot: root, RepoURLs: []string{repoURL}}
+				// ReleaseRenders as the plugin runs it: each source checked and
+				// summarised as it is rendered.
+				res, err := pipeline.Run(context.Background(), in, pipeline.Options{ReleaseRenders: release})
+				if tc.says == "" {
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := finding.VerdictPass
+					if tc.schema {
+						want = finding.VerdictFail
+					}
+					rep := res.Report()
+					if v := rep.Verdict(false); v != want {
+						t.Fatalf("verdict %s, want %s: %+v", v, want, rep.Findings)
+					}
+					if tc.schema && !slices.ContainsFunc(rep.Findings, func(f finding.Finding) bool {
+						return f.Rule == "schema" && strings.Contains(f.Message, "ObjectMeta.annotations")
+					}) {
+						t.Errorf("no schema finding on the annotations: %+v", rep.Findings)
+					}
+					return
+				}
+				said := ""
 				if err != nil {
-					t.Fatal(err)
-				}
-				if v := res.Report().Verdict(false); v != finding.VerdictPass {
-					t.Fatalf("the well-formed tree: verdict %s, want pass: %+v", v, res.Report().Findings)
-				}
-				return
-			}
-			said := ""
-			if err != nil {
-				said = err.Error()
-			} else {
-				for _, u := range res.Units {
-					if u.Err != nil {
-						said += u.Err.Error() + "\n"
+					said = err.Error()
+				} else {
+					for _, u := range res.Units {
+						if u.Err != nil {
+							said += u.Err.Error() + "\n"
+						}
+					}
+					if v := res.Report().Verdict(false); v != finding.VerdictNoVerdict {
+						t.Errorf("verdict %s, want no verdict", v)
 					}
 				}
-				if v := res.Report().Verdict(false); v != finding.VerdictNoVerdict {
-					t.Errorf("verdict %s, want no verdict", v)
+				if !strings.Contains(filepath.ToSlash(said), tc.says) {
+					t.Errorf("the error does not say %q:\n%s", tc.says, said)
 				}
-			}
-			if !strings.Contains(filepath.ToSlash(said), tc.says) {
-				t.Errorf("the error does not say %q:\n%s", tc.says, said)
-			}
-		})
+			})
+		}
 	}
 }

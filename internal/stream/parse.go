@@ -147,10 +147,12 @@ func objects(d *yaml.RNode) ([]*yaml.RNode, error) {
 	if d.YNode().Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: a %s, not a Kubernetes object", d.YNode().Line, kindName(d.YNode()))
 	}
-	if err := metadataNotAList(d.YNode(), ""); err != nil {
+	if err := Normalize(d); err != nil {
 		return nil, err
 	}
-	if err := Normalize(d); err != nil {
+	// After Normalize, which expands aliases: metadata may be an alias of
+	// a list.
+	if err := metadataNotAList(d.YNode(), ""); err != nil {
 		return nil, err
 	}
 	items := d.Field("items")
@@ -185,10 +187,10 @@ func listItems(list, items *yaml.RNode) ([]*yaml.RNode, error) {
 		if item.GetKind() == "" || item.GetApiVersion() == "" {
 			return nil, fmt.Errorf("line %d: %s item %d has no apiVersion or kind", e.Line, kindOr(kind), j)
 		}
-		if err := metadataNotAList(e, fmt.Sprintf("%s item %d: ", kindOr(kind), j)); err != nil {
+		if err := Normalize(item); err != nil {
 			return nil, err
 		}
-		if err := Normalize(item); err != nil {
+		if err := metadataNotAList(e, fmt.Sprintf("%s item %d: ", kindOr(kind), j)); err != nil {
 			return nil, err
 		}
 		if f := item.Field("items"); f != nil && f.Value.YNode().Tag != "!!null" {

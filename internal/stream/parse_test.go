@@ -85,12 +85,13 @@ spec:
         image: nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000
         image: evil:latest
 `, `key "image" already defined at line 9`},
-	"list with a map as items":  {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", "List items is a mapping"},
-	"list item not an object":   {"apiVersion: v1\nkind: List\nitems: [1]\n", "item 0 is a scalar"},
-	"list item without kind":    {"apiVersion: v1\nkind: List\nitems: [{a: 1}]\n", "no apiVersion or kind"},
-	"metadata a list":           {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  -\n", "line 4: metadata is a list"},
-	"metadata a list of two":    {"apiVersion: v1\nkind: ConfigMap\nmetadata: [name, x]\n", "metadata is a list"},
-	"list item metadata a list": {"apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: [a]}]\n", "List item 0: metadata is a list"},
+	"list with a map as items":    {"apiVersion: v1\nkind: List\nitems: {a: 1}\n", "List items is a mapping"},
+	"list item not an object":     {"apiVersion: v1\nkind: List\nitems: [1]\n", "item 0 is a scalar"},
+	"list item without kind":      {"apiVersion: v1\nkind: List\nitems: [{a: 1}]\n", "no apiVersion or kind"},
+	"metadata a list":             {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  -\n", "line 4: metadata is a list"},
+	"metadata an alias of a list": {"apiVersion: v1\nkind: ConfigMap\nx: &m [a]\nmetadata: *m\n", "metadata is a list"},
+	"metadata a list of two":      {"apiVersion: v1\nkind: ConfigMap\nmetadata: [name, x]\n", "metadata is a list"},
+	"list item metadata a list":   {"apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: [a]}]\n", "List item 0: metadata is a list"},
 	"nested List": {`apiVersion: v1
 kind: List
 items:
