@@ -13,6 +13,9 @@
 //     exit 3 naming the cap. The child's Go memory limit is set below the
 //     cap, so its collector works harder before that.
 //
+// The child's heap is given huge pages where the kernel gives them only
+// on request (hugeHeap; KUBECTL_GATE_HUGEPAGES=off keeps the default).
+//
 // Signals the parent receives are forwarded; the child is in its own
 // process group unless stdin is a terminal (it would then stop on reading
 // it), and dies with the parent (Linux).
@@ -77,6 +80,7 @@ func Child() bool { return os.Getenv(EnvChild) != "" }
 // cap. name prefixes messages.
 func Run(name string, noVerdict int) {
 	if Child() {
+		hugeHeap()
 		return
 	}
 	os.Exit(parent(name, noVerdict, MaxMemory()))
