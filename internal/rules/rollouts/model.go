@@ -56,15 +56,16 @@ func isKind(obj *yaml.RNode, group, kind string) bool {
 	return manifest.Kind(obj) == kind && apiGroup(manifest.APIVersion(obj)) == group
 }
 
-// rollouts returns the Argo Rollouts of the render that are applied,
-// found once per render for the eleven rules that read them (shared: the
+// rollouts returns the Argo Rollouts of the render that are applied, whole
+// (those the streamed check packed are unpacked: Context.Whole), found
+// once per render for the eleven rules that read them (shared: the
 // callers only read the slice).
 func rollouts(c *rules.Context) []*yaml.RNode {
 	return rules.Memo(c, "rollouts/applied", func() []*yaml.RNode {
 		var out []*yaml.RNode
 		for _, obj := range c.Index().Kind("Rollout") {
 			if isKind(obj, groupRollouts, "Rollout") && !manifest.IsLocalConfig(obj) {
-				out = append(out, obj)
+				out = append(out, c.Whole(obj))
 			}
 		}
 		return out
@@ -155,13 +156,18 @@ func podLabels(c *rules.Context, ro *yaml.RNode) (labels map[string]string, from
 }
 
 // reads are the kinds the rollout rules read beyond what names an object
-// (Rule.Reads): the Rollouts and the Experiments that run analyses.
-var reads = []string{"Rollout", "Experiment"}
+// (Rule.Reads): the Experiments that run analyses.
+var reads = []string{"Experiment"}
 
-// follows are the kinds the rollout rules read only where a Rollout or an
-// Experiment names an object (Rule.Follows), through lookup: Services,
-// workloads, analysis templates, traffic routers.
+// follows are the kinds the rollout rules read through Context.Whole, so
+// that the streamed check packs them rather than keeping them whole: the
+// Rollouts (rollouts), and where a Rollout or an Experiment names an
+// object (lookup) Services, workloads, analysis templates, traffic
+// routers. A Rollout held whole is ~20 KB of YAML nodes, packed ~2 KB: on
+// the 9,020-object bench render, 1,127 of them were a third of what the
+// check keeps as it reads.
 var follows = []string{
+	"Rollout",
 	"AnalysisTemplate", "ClusterAnalysisTemplate",
 	"Deployment", "ReplicaSet", "PodTemplate",
 	kindIngress.kind, kindService.kind, kindVirtualService.kind, kindDestRule.kind,
