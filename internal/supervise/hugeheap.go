@@ -22,33 +22,70 @@ const (
 )
 
 // hugeHeapSize is the heap hugeHeap marks for huge pages, 0 for none:
-// none when the user says off (env), when the kernel gives huge pages
-// only where asked is not what thp says (enabled: "always" gives them
-// anyway, "never" not at all), when it commits memory strictly
-// (overcommit "2": the reservation would count against the commit limit)
-// or the address space is capped, and at most a quarter of a GOMEMLIMIT
-// the user set (the freed reservation is counted as the heap's until the
-// scavenger returns it); an unreadable GOMEMLIMIT is none.
-func hugeHeapSize(env string, thp, overcommit []byte, asLimited bool, gomemlimit string) uintptr {
+// none when the user says off (env, or GODEBUG's disablethp=1, which asks
+// the runtime for no huge pages), when the kernel gives huge pages only
+// where asked is not what thp says (enabled: "always" gives them anyway,
+// "never" not at all), when its overcommit policy is not known to be a
+// heuristic one (overcommit "0" or "1"; "2" counts the reservation
+// against the commit limit) or the address space is capped; at most a
+// quarter of a GOMEMLIMIT the user set (the freed reservation is counted
+// as the heap's until the scavenger returns it; an unreadable one: none)
+// and of the child's own Go memory limit (limit, bytes). hugeHeap also
+// asks the kernel for the mapping first (canMap).
+func hugeHeapSize(env string, thp, overcommit []byte, asLimited bool, gomemlimit, godebug string, limit int64) uintptr {
 	switch env {
 	case "off", "0", "false":
 		return 0
 	}
-	if !bytes.Contains(thp, []byte("[madvise]")) || bytes.Equal(overcommit, []byte("2")) || asLimited {
+	if !bytes.Contains(thp, []byte("[madvise]")) || asLimited || disableTHP(godebug) {
+		return 0
+	}
+	if o := string(overcommit); o != "0" && o != "1" {
 		return 0
 	}
 	size := uint64(hugeHeapBytes)
 	if gomemlimit != "" {
-		limit, ok := memoryLimit(gomemlimit)
+		l, ok := memoryLimit(gomemlimit)
 		if !ok {
 			return 0
 		}
-		size = min(size, limit/4) &^ (hugePage - 1)
+		size = min(size, l/4)
 	}
+	if limit > 0 {
+		size = min(size, uint64(limit)/4)
+	}
+	size &^= hugePage - 1
 	if size < minHugeHeap {
 		return 0
 	}
 	return uintptr(size)
+}
+
+// disableTHP: whether GODEBUG's last disablethp setting is 1.
+func disableTHP(godebug string) bool {
+	on := false
+	for len(godebug) > 0 {
+		kv := godebug
+		if i := indexByte(godebug, ','); i >= 0 {
+			kv, godebug = godebug[:i], godebug[i+1:]
+		} else {
+			godebug = ""
+		}
+		if hasPrefix(kv, "disablethp=") {
+			on = kv == "disablethp=1"
+		}
+	}
+	return on
+}
+
+// indexByte is strings.IndexByte (package strings is initialized late).
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // memoryLimit reads GOMEMLIMIT as the runtime does: "off", or a count of

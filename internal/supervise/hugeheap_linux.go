@@ -32,9 +32,12 @@ const madvHugepage = 14
 // address space, not memory, and what the run does not use stays
 // unbacked (the runtime's scavenger returns it in the background).
 func hugeHeap() {
+	if unsafe.Sizeof(uintptr(0)) < 8 {
+		return // 32-bit: 512 MiB of contiguous address space may not be there
+	}
 	size := hugeHeapSize(os.Getenv(EnvHugePages), readSmall(thpEnabledFile), readSmall(overcommitFile),
-		addressSpaceLimited(), os.Getenv("GOMEMLIMIT"))
-	if size == 0 {
+		addressSpaceLimited(), os.Getenv("GOMEMLIMIT"), os.Getenv("GODEBUG"), MaxMemory()/10*8)
+	if size == 0 || !canMap(size) {
 		return
 	}
 	if beg, end := growHeap(size); beg < end {
@@ -52,6 +55,19 @@ func growHeap(size uintptr) (beg, end uintptr) {
 	b := make([]byte, size)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	return (p + hugePage - 1) &^ (hugePage - 1), (p + size) &^ (hugePage - 1)
+}
+
+// canMap asks the kernel for a private writable mapping of size bytes and
+// gives it back: where it refuses one (ulimit -d, a machine with less
+// memory than size under the heuristic overcommit), the runtime's own
+// request for the reservation would be a fatal "out of memory" before the
+// crash report is armed, exit 2.
+func canMap(size uintptr) bool {
+	b, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return false
+	}
+	return syscall.Munmap(b) == nil
 }
 
 // readSmall is the start of a small file of the kernel's, nil if it

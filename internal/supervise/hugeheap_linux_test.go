@@ -22,7 +22,7 @@ const envHugeHeapProbe = "GATE_TEST_HUGEHEAP_PROBE"
 // backs it with huge pages (AnonHugePages) depends on its free memory, so
 // that is logged, not asserted.
 func TestHugeHeap(t *testing.T) {
-	if hugeHeapSize("", readSmall(thpEnabledFile), readSmall(overcommitFile), addressSpaceLimited(), os.Getenv("GOMEMLIMIT")) == 0 {
+	if hugeHeapSize("", readSmall(thpEnabledFile), readSmall(overcommitFile), addressSpaceLimited(), "", "", 0) == 0 || !canMap(hugeHeapBytes) {
 		t.Skipf("this kernel or process asks for no huge heap (transparent_hugepage %q, overcommit %q)",
 			readSmall(thpEnabledFile), readSmall(overcommitFile))
 	}
@@ -31,7 +31,14 @@ func TestHugeHeap(t *testing.T) {
 		want bool
 	}{{"", true}, {"off", false}} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapProbe$", "-test.v")
-		cmd.Env = append(os.Environ(), envHugeHeapProbe+"=1", EnvHugePages+"="+c.env)
+		// Not the GOMEMLIMIT, GODEBUG or memory cap this test runs
+		// under: they may shrink the reservation below the probe's 64 MiB.
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GOMEMLIMIT=") && !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, EnvMaxMemory+"=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, envHugeHeapProbe+"=1", EnvHugePages+"="+c.env)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s=%q: probe: %v\n%s", EnvHugePages, c.env, err, out)

@@ -4,7 +4,7 @@ import "testing"
 
 // TestHugeHeapSize: when the child asks for a huge heap, and how much.
 func TestHugeHeapSize(t *testing.T) {
-	madvise := []byte("always [madvise] never")
+	madvise := "always [madvise] never"
 	for _, c := range []struct {
 		name       string
 		env        string
@@ -12,31 +12,42 @@ func TestHugeHeapSize(t *testing.T) {
 		overcommit string
 		asLimited  bool
 		gomemlimit string
+		godebug    string
+		limit      int64
 		want       uintptr
 	}{
-		{"madvise", "", string(madvise), "0", false, "", hugeHeapBytes},
-		{"heuristic overcommit too", "", string(madvise), "1", false, "", hugeHeapBytes},
-		{"any other value of the variable", "on", string(madvise), "0", false, "", hugeHeapBytes},
-		{"off", "off", string(madvise), "0", false, "", 0},
-		{"0", "0", string(madvise), "0", false, "", 0},
-		{"false", "false", string(madvise), "0", false, "", 0},
-		{"always: the kernel gives them anyway", "", "[always] madvise never", "0", false, "", 0},
-		{"never", "", "always madvise [never]", "0", false, "", 0},
-		{"no THP in this kernel", "", "", "0", false, "", 0},
-		{"strict commit", "", string(madvise), "2", false, "", 0},
-		{"ulimit -v", "", string(madvise), "0", true, "", 0},
-		{"GOMEMLIMIT off", "", string(madvise), "0", false, "off", hugeHeapBytes},
-		{"GOMEMLIMIT high", "", string(madvise), "0", false, "8GiB", hugeHeapBytes},
-		{"GOMEMLIMIT a quarter", "", string(madvise), "0", false, "1GiB", 256 << 20},
-		{"GOMEMLIMIT in bytes, rounded to huge pages", "", string(madvise), "0", false, "1000000000", 238 << 20},
-		{"GOMEMLIMIT B", "", string(madvise), "0", false, "1073741824B", 256 << 20},
-		{"GOMEMLIMIT MiB", "", string(madvise), "0", false, "400MiB", 100 << 20},
-		{"GOMEMLIMIT too low to matter", "", string(madvise), "0", false, "100MiB", 0},
-		{"GOMEMLIMIT unreadable", "", string(madvise), "0", false, "1GB", 0},
-		{"GOMEMLIMIT overflowing", "", string(madvise), "0", false, "99999999999TiB", 0},
-		{"GOMEMLIMIT negative", "", string(madvise), "0", false, "-1", 0},
+		{name: "madvise", thp: madvise, overcommit: "0", want: hugeHeapBytes},
+		{name: "heuristic overcommit too", thp: madvise, overcommit: "1", want: hugeHeapBytes},
+		{name: "any other value of the variable", env: "on", thp: madvise, overcommit: "0", want: hugeHeapBytes},
+		{name: "off", env: "off", thp: madvise, overcommit: "0"},
+		{name: "0", env: "0", thp: madvise, overcommit: "0"},
+		{name: "false", env: "false", thp: madvise, overcommit: "0"},
+		{name: "always: the kernel gives them anyway", thp: "[always] madvise never", overcommit: "0"},
+		{name: "never", thp: "always madvise [never]", overcommit: "0"},
+		{name: "no THP in this kernel", overcommit: "0"},
+		{name: "strict commit", thp: madvise, overcommit: "2"},
+		{name: "overcommit unreadable", thp: madvise},
+		{name: "overcommit unknown", thp: madvise, overcommit: "3"},
+		{name: "ulimit -v", thp: madvise, overcommit: "0", asLimited: true},
+		{name: "GODEBUG disablethp=1", thp: madvise, overcommit: "0", godebug: "madvdontneed=1,disablethp=1", want: 0},
+		{name: "GODEBUG disablethp=1 then 0: the last wins", thp: madvise, overcommit: "0", godebug: "disablethp=1,disablethp=0", want: hugeHeapBytes},
+		{name: "GODEBUG without disablethp", thp: madvise, overcommit: "0", godebug: "gctrace=1", want: hugeHeapBytes},
+		{name: "GOMEMLIMIT off", thp: madvise, overcommit: "0", gomemlimit: "off", want: hugeHeapBytes},
+		{name: "GOMEMLIMIT high", thp: madvise, overcommit: "0", gomemlimit: "8GiB", want: hugeHeapBytes},
+		{name: "GOMEMLIMIT a quarter", thp: madvise, overcommit: "0", gomemlimit: "1GiB", want: 256 << 20},
+		{name: "GOMEMLIMIT in bytes, rounded to huge pages", thp: madvise, overcommit: "0", gomemlimit: "1000000000", want: 238 << 20},
+		{name: "GOMEMLIMIT B", thp: madvise, overcommit: "0", gomemlimit: "1073741824B", want: 256 << 20},
+		{name: "GOMEMLIMIT MiB", thp: madvise, overcommit: "0", gomemlimit: "400MiB", want: 100 << 20},
+		{name: "GOMEMLIMIT too low to matter", thp: madvise, overcommit: "0", gomemlimit: "100MiB"},
+		{name: "GOMEMLIMIT unreadable", thp: madvise, overcommit: "0", gomemlimit: "1GB"},
+		{name: "GOMEMLIMIT overflowing", thp: madvise, overcommit: "0", gomemlimit: "99999999999TiB"},
+		{name: "GOMEMLIMIT negative", thp: madvise, overcommit: "0", gomemlimit: "-1"},
+		{name: "the default cap's limit", thp: madvise, overcommit: "0", limit: DefaultMaxMemory / 10 * 8, want: hugeHeapBytes},
+		{name: "a lower cap's limit: a quarter", thp: madvise, overcommit: "0", limit: 1 << 30, want: 256 << 20},
+		{name: "a cap too low to matter", thp: madvise, overcommit: "0", limit: 120000000},
+		{name: "the lower of GOMEMLIMIT and the cap", thp: madvise, overcommit: "0", gomemlimit: "2GiB", limit: 1 << 30, want: 256 << 20},
 	} {
-		if got := hugeHeapSize(c.env, []byte(c.thp), []byte(c.overcommit), c.asLimited, c.gomemlimit); got != c.want {
+		if got := hugeHeapSize(c.env, []byte(c.thp), []byte(c.overcommit), c.asLimited, c.gomemlimit, c.godebug, c.limit); got != c.want {
 			t.Errorf("%s: %d MiB, want %d MiB", c.name, got>>20, c.want>>20)
 		}
 	}
