@@ -219,3 +219,38 @@ func TestStreamedReleases(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedPackedRolloutFires: a Rollout the streamed check packed and
+// released is read back whole by the rollout rules: a canary without steps
+// (argo-rollouts' examples/rollout-rollingupdate.yaml, cut down) after a
+// large render fires rollout-canary-pause, the same canary with a pause
+// does not, and both reports are Run's.
+func TestStreamedPackedRolloutFires(t *testing.T) {
+	var b bytes.Buffer
+	if err := benchgen.Write(&b, benchgen.Options{Objects: 1000, Images: 20, Registry: "ghcr.io", Pinned: true}); err != nil {
+		t.Fatal(err)
+	}
+	canary := "---\napiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: rollout-rollingupdate, namespace: team-00}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: rollout-rollingupdate}}\n  template:\n    metadata: {labels: {app: rollout-rollingupdate}}\n    spec:\n      containers:\n      - name: app\n        image: ghcr.io/bench/app-0001:v1@sha256:08b21ae030caba9500fb83945da362d7265e3430f2d2165d022377ecb061061f\n  strategy:\n    canary:\n      maxSurge: \"25%\"\n      maxUnavailable: 0\n"
+	paused := strings.Replace(canary, "      maxSurge: \"25%\"\n", "      steps: [{setWeight: 20}, {pause: {}}]\n", 1)
+	opts := gate.Options{Config: config.Default()}
+	for _, c := range []struct {
+		name string
+		in   string
+		want bool
+	}{{"no steps", b.String() + canary, true}, {"a pause", b.String() + paused, false}} {
+		got, wholeOnly := streamed(t, []byte(c.in), "big.yaml", opts)
+		if wholeOnly {
+			t.Fatalf("%s: left to Run", c.name)
+		}
+		fired := false
+		for _, f := range got.Findings {
+			fired = fired || f.Rule == "rollout-canary-pause" && f.ResourceRef != nil && f.ResourceRef.Name == "rollout-rollingupdate"
+		}
+		if fired != c.want {
+			t.Errorf("%s: rollout-canary-pause fired %v, want %v", c.name, fired, c.want)
+		}
+		if w, g := reportJSON(t, whole(t, []byte(c.in), "big.yaml", opts)), reportJSON(t, got); w != g {
+			t.Errorf("%s: Run\n%s\nstreamed\n%s", c.name, w, g)
+		}
+	}
+}
