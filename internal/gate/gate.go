@@ -171,7 +171,11 @@ func placeInSource(fs []finding.Finding, resources []*yaml.RNode) {
 			ix = manifest.NewIndex(resources)
 		}
 		if obj := ix.Get(f.ResourceRef.Kind, f.ResourceRef.Namespace, f.ResourceRef.Name); obj != nil {
-			f.File = manifest.SourceFile(obj)
+			path := ""
+			if f.Field != nil {
+				path = f.Field.Path
+			}
+			f.File = manifest.SourceFileAt(obj, path)
 		}
 	}
 }

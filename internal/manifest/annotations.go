@@ -102,6 +102,40 @@ func SourceFile(r *yaml.RNode) *finding.File {
 	return &finding.File{Path: path, Index: i}
 }
 
+// SourceFileAt is SourceFile with the line of a field (a path as
+// k8s.io/apimachinery's field.Path writes it; "" for the object itself)
+// where the object's own nodes know it: a document the stream reader read
+// from a file (-f, an Application of --apps-root) keeps that file's lines,
+// and the line is the field's, else the nearest enclosing field's the file
+// writes. Anything else names the file alone: a rendered object (its lines
+// are kustomize's or a template's, not the file's), a KRM function's item
+// (lines of its ResourceList), a List's item.
+func SourceFileAt(r *yaml.RNode, fieldPath string) *finding.File {
+	f := SourceFile(r)
+	if f != nil {
+		if doc := StreamDoc(r, f.Path); doc != nil {
+			f.Line = yamlpath.LineOf(doc, fieldPath)
+		}
+	}
+	return f
+}
+
+// StreamDoc returns the object's node when its lines are those of the file
+// path: a document the stream reader read from it, which names it and its
+// index (generated objects, such as an ApplicationSet's Applications, name
+// only the file) and starts a document at column 1 (a ResourceList's items
+// and a List's never do); else nil.
+func StreamDoc(r *yaml.RNode, path string) *yaml.Node {
+	n := r.YNode()
+	if n.Line <= 0 || n.Column != 1 || yamlpath.Annotation(n, AnnoHelmSource) != "" || yamlpath.Annotation(n, AnnoOrigin) != "" {
+		return nil
+	}
+	if p, index := FileAnnotations(r); p != path || index == "" {
+		return nil
+	}
+	return n
+}
+
 // TransformersOf returns the kustomization files of every transformer of a
 // kind that ran over the object, in order.
 func TransformersOf(r *yaml.RNode, transformerKind string) []string {

@@ -36,10 +36,11 @@ func Ref(r *yaml.RNode) *finding.ResourceRef {
 	return ref
 }
 
-// Finding builds a finding about an object, with its source file; path,
-// when set, names the field and current its value.
+// Finding builds a finding about an object, with its source file (and the
+// line of the field, where the object knows it: SourceFileAt); path, when
+// set, names the field and current its value.
 func Finding(rule string, sev finding.Severity, r *yaml.RNode, path string, current any, format string, args ...any) finding.Finding {
-	f := finding.Finding{Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...), ResourceRef: Ref(r), File: SourceFile(r)}
+	f := finding.Finding{Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...), ResourceRef: Ref(r), File: SourceFileAt(r, path)}
 	if path != "" {
 		f.Field = &finding.Field{Path: path, CurrentValue: current}
 	}

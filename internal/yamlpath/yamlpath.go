@@ -4,6 +4,7 @@
 package yamlpath
 
 import (
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -161,4 +162,74 @@ func DeleteAnnotation(n *yaml.Node, key string) {
 			}
 		}
 	}
+}
+
+// LineOf returns the line of the field at path in an object's node (the
+// line of its key, or of its list item), or of the nearest enclosing field
+// written there; the object's first line for an empty path. The path is
+// written as k8s.io/apimachinery's field.Path writes it
+// ("spec.containers[0].env[1].name", "metadata.labels[app.kubernetes.io/name]");
+// a map key with dots may also be written after a dot
+// ("metadata.annotations.kubectl-gate.dev/waive").
+func LineOf(doc *yaml.Node, path string) int {
+	n, line := doc, doc.Line
+	segs := segments(path)
+	for i := 0; i < len(segs); i++ {
+		var next, at *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			// The longest run of segments that names a key: "a.b" is one
+			// key where the map has it, two segments where it does not.
+			key := ""
+			for j := i; j < len(segs) && next == nil; j++ {
+				if j > i {
+					key += "."
+				}
+				key += segs[j]
+				for k := 0; k+1 < len(n.Content); k += 2 {
+					if n.Content[k].Value == key {
+						at, next = n.Content[k], n.Content[k+1]
+						i = j
+						break
+					}
+				}
+			}
+		case yaml.SequenceNode:
+			if k, err := strconv.Atoi(segs[i]); err == nil && k >= 0 && k < len(n.Content) {
+				next = n.Content[k]
+				at = next
+			}
+		}
+		if next == nil {
+			break
+		}
+		n, line = next, at.Line
+	}
+	return line
+}
+
+// segments splits a field path into keys and indexes.
+func segments(path string) []string {
+	var out []string
+	for len(path) > 0 {
+		switch path[0] {
+		case '.':
+			path = path[1:]
+		case '[':
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return append(out, path[1:])
+			}
+			out = append(out, path[1:end])
+			path = path[end+1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			out = append(out, path[:end])
+			path = path[end:]
+		}
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -63,7 +62,7 @@ func place(c *rules.Context, n *yaml.RNode, fieldPath string) *finding.File {
 		return nil
 	}
 	if doc := sourceDoc(c, n, f.Path); doc != nil {
-		f.Line = lineOf(doc, fieldPath)
+		f.Line = yamlpath.LineOf(doc, fieldPath)
 	}
 	return f
 }
@@ -84,14 +83,7 @@ func sourceDoc(c *rules.Context, n *yaml.RNode, path string) *yaml.Node {
 		src := rules.Memo(c, "schema-sources", func() *sources { return &sources{files: map[string][]*yaml.RNode{}} })
 		return match(src.objects(path), n)
 	}
-	p, _ := manifest.FileAnnotations(n)
-	// The stream reader's objects start a document at column 1; a KRM
-	// function's items (lines of its ResourceList, not of the file its
-	// path annotation names) and the items of a List never do.
-	if p == path && n.YNode().Line > 0 && n.YNode().Column == 1 {
-		return n.YNode()
-	}
-	return nil
+	return manifest.StreamDoc(n, path)
 }
 
 // match finds the rendered object among a source file's objects: the same
@@ -119,61 +111,4 @@ func match(objs []*yaml.RNode, n *yaml.RNode) *yaml.Node {
 		return only
 	}
 	return nil
-}
-
-// lineOf returns the line of the field at path in an object's node (the
-// line of its key, or of its list item), or of the nearest enclosing field
-// written there; the object's first line for an empty path.
-func lineOf(doc *yaml.Node, path string) int {
-	n, line := doc, doc.Line
-	for _, seg := range segments(path) {
-		var next, at *yaml.Node
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == seg {
-					at, next = n.Content[i], n.Content[i+1]
-					break
-				}
-			}
-		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
-				next = n.Content[i]
-				at = next
-			}
-		}
-		if next == nil {
-			break
-		}
-		n, line = next, at.Line
-	}
-	return line
-}
-
-// segments splits a field path as k8s.io/apimachinery's field.Path writes
-// it ("spec.containers[0].env[1].name", "metadata.labels[app.kubernetes.io/name]")
-// into keys and indexes.
-func segments(path string) []string {
-	var out []string
-	for len(path) > 0 {
-		switch path[0] {
-		case '.':
-			path = path[1:]
-		case '[':
-			end := strings.IndexByte(path, ']')
-			if end < 0 {
-				return append(out, path[1:])
-			}
-			out = append(out, path[1:end])
-			path = path[end+1:]
-		default:
-			end := strings.IndexAny(path, ".[")
-			if end < 0 {
-				end = len(path)
-			}
-			out = append(out, path[:end])
-			path = path[end:]
-		}
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // located runs the schema and api-validation rules and prints each
@@ -86,8 +87,8 @@ func TestLineOfNearestField(t *testing.T) {
 		"spec.selector.matchLabels[app]":          22,
 		"metadata.labels[app.kubernetes.io/name]": 17,
 	} {
-		if got := lineOf(d, path); got != want {
-			t.Errorf("lineOf(%q) = %d, want %d", path, got, want)
+		if got := yamlpath.LineOf(d, path); got != want {
+			t.Errorf("LineOf(%q) = %d, want %d", path, got, want)
 		}
 	}
 }
