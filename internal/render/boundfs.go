@@ -1,11 +1,13 @@
 package render
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // boundFS is the disk as kustomize reads it through the gate's filesystem
@@ -35,8 +37,18 @@ func newBoundFS(dir, root string, maxFileBytes int64) (*boundFS, error) {
 }
 
 // ReadFile reads path through the boundary.
+// A YAML file with an alias kustomize's reader cannot expand (a cycle, or
+// a "billion laughs") is refused by name: kyaml would recurse until the
+// stack overflows, or expand without bound.
 func (b *boundFS) ReadFile(path string) ([]byte, error) {
-	return b.read(path)
+	data, err := b.read(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := stream.CheckAliases(data); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, nil
 }
 
 func (b *boundFS) read(path string) ([]byte, error) {

@@ -64,10 +64,16 @@ func (e *SkippedExecError) Error() string {
 // ReadFile reads a file; kustomization files are rewritten.
 func (g *gateFS) ReadFile(path string) ([]byte, error) {
 	data, err := g.FileSystem.ReadFile(path)
+	kustomization := slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path))
 	if err != nil {
+		if kustomization && g.err == nil {
+			// kustomize reports a kustomization it cannot read as none
+			// found ("unable to find one of 'kustomization.yaml', ...").
+			g.err = err
+		}
 		return data, err
 	}
-	if !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+	if !kustomization {
 		return keepLocalPolicies(data), nil
 	}
 	out, err := g.rewrite(path, data)

@@ -72,3 +72,49 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A file kustomize reads with an alias inside its own anchor (kyaml's
+// reader recursed until the stack overflowed: the run died after seconds
+// with a runtime trace) or a "billion laughs" (kyaml expanded it for
+// minutes) is refused by name at once, in a resource, a patch and the
+// kustomization itself; an ordinary alias still renders.
+func TestRecursiveAliasesRefused(t *testing.T) {
+	const cycle = "apiVersion: v1\nkind: ConfigMap\nmetadata: &m\n  name: c\n  labels: *m\n"
+	laughs := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a0: &a0 [lol]\n"
+	for i := 1; i <= 9; i++ {
+		laughs += "  a" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [" + strings.Repeat("*a"+string(rune('0'+i-1))+", ", 8) + "*a" + string(rune('0'+i-1)) + "]\n"
+	}
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+	for _, tc := range []struct {
+		name, kustomization, file, content, want string
+	}{
+		{"resource cycle", "resources: [cm.yaml]\n", "cm.yaml", cycle, "cm.yaml: document 1 (counting from 1): line 5: alias *m is inside"},
+		{"resource laughs", "resources: [cm.yaml]\n", "cm.yaml", laughs, "cm.yaml: document 1 (counting from 1): excessive aliasing"},
+		{"patch cycle", "resources: [base.yaml]\npatches: [{path: cm.yaml}]\n", "cm.yaml", cycle, "alias *m is inside"},
+		{"kustomization cycle", "resources: &r [base.yaml]\nlabels: [{pairs: *r}]\nx: &k {y: *k}\n", "", "", "alias *k is inside"},
+		{"ordinary alias", "resources: [cm.yaml]\n", "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n c\n  labels: {app: *n}\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(tc.kustomization), 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(cm), 0o644))
+			if tc.file != "" {
+				must(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.content), 0o644))
+			}
+			start := time.Now()
+			res, err := Kustomize(dir, Options{})
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("took %v", took)
+			}
+			if tc.want == "" {
+				if err != nil || len(res.Resources) != 1 {
+					t.Fatalf("an ordinary alias: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package stream
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+)
+
+// aliasCases are streams CheckAliases must refuse, and why.
+var aliasRefused = map[string]struct{ in, want string }{
+	"mapping in itself": {"apiVersion: v1\nkind: ConfigMap\nmetadata: &m\n  name: c\n  labels: *m\n", "line 5: alias *m is inside the node its anchor &m names (line 3)"},
+	"value in itself":   {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata: &d\n  a: *d\n", "alias *d is inside"},
+	"list in itself":    {"a: &l\n- x\n- *l\n", "alias *l is inside"},
+	"deep in itself":    {"a: &top\n  b:\n    c:\n    - d: {e: *top}\n", "alias *top is inside"},
+	"second document":   {"kind: A\n---\nkind: B\nx: &x {y: *x}\n", "document 2 (counting from 1)"},
+	"billion laughs":    {laughs(9, 9), "excessive aliasing"},
+}
+
+// laughs is a "billion laughs" stream: levels anchors, each a list of
+// width aliases of the one before.
+func laughs(levels, width int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a0: &a0 [lol]\n")
+	for i := 1; i <= levels; i++ {
+		b.WriteString("  a" + itoa(i) + ": &a" + itoa(i) + " [")
+		for j := range width {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*a" + itoa(i-1))
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+// TestCheckAliasesRefuses: an alias inside its own anchor, anywhere in any
+// document, and aliases that expand without bound are refused, naming the
+// document and line.
+func TestCheckAliasesRefuses(t *testing.T) {
+	for name, c := range aliasRefused {
+		err := CheckAliases([]byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error with %q", name, err, c.want)
+		}
+	}
+}
+
+// TestCheckAliasesAccepts: what kustomize's reader expands is accepted,
+// and kyaml reads it as CheckAliases let it through: aliases of earlier
+// nodes, merge keys, the same anchor used many times, a wide but bounded
+// expansion, and bytes that are not YAML at all (a generator's .env file).
+func TestCheckAliasesAccepts(t *testing.T) {
+	for name, in := range map[string]string{
+		"no aliases":                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  glob: '*.example.com'\n  amp: a&b\n",
+		"sibling":                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n c\n  labels: {app: *n}\n",
+		"merge key":                  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {a: b}\n  annotations:\n    <<: *l\n    c: d\n",
+		"reused often":               "base: &b {x: 1}\nitems: [*b, *b, *b, *b, *b, *b, *b, *b]\n",
+		"bounded":                    laughs(3, 9),
+		"not yaml":                   "KEY=*value & more\n\t: : [\n",
+		"two documents, same anchor": "a: &x 1\nb: *x\n---\na: &x {k: v}\nb: *x\n",
+	} {
+		if err := CheckAliases([]byte(in)); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if name == "not yaml" {
+			continue
+		}
+		done := make(chan error, 1)
+		go func() { _, err := kio.FromBytes([]byte(in)); done <- err }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: accepted, and kyaml's reader fails: %v", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: accepted, and kyaml's reader is still expanding it after 10s", name)
+		}
+	}
+}
+
+// FuzzCheckAliases feeds CheckAliases arbitrary bytes (it reads every file
+// kustomize reads for the gate): it never panics or hangs, and what it
+// accepts as YAML kyaml's reader reads without the stack overflow or the
+// unbounded expansion it guards against (a bounded expansion on this
+// input: at most maxExpanded nodes a document).
+func FuzzCheckAliases(f *testing.F) {
+	for _, c := range aliasRefused {
+		f.Add([]byte(c.in))
+	}
+	f.Add([]byte("a: &x 1\nb: *x\n"))
+	f.Add([]byte("a: &l {k: v}\nb:\n  <<: *l\n"))
+	f.Add([]byte(laughs(3, 3)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		if err := CheckAliases(data); err != nil {
+			return
+		}
+		_, _ = kio.FromBytes(data) // must return: no cycle, bounded
+	})
+}
