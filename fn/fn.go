@@ -74,6 +74,12 @@ func (p *processor) Process(rl *framework.ResourceList) error {
 	if err := stream.NormalizeAll(rl.Items); err != nil {
 		return p.fail(rl, fmt.Errorf("ResourceList items: %w", err))
 	}
+	for _, it := range rl.Items {
+		// An item's lines are the ResourceList's, not those of the file its
+		// path annotation names (manifest.StreamDoc): a JSON list can put
+		// an item at column 1.
+		it.YNode().Line, it.YNode().Column = 0, 0
+	}
 	obj, err := functionConfig(rl.FunctionConfig)
 	if err != nil {
 		return p.fail(rl, fmt.Errorf("functionConfig: %w", err))

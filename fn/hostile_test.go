@@ -70,3 +70,27 @@ func TestRunReadsLikeKubectl(t *testing.T) {
 		})
 	}
 }
+
+// An item's lines are the ResourceList's, not those of the file its path
+// annotation names: a JSON ResourceList can put an item at column 1 with
+// the reader's path and index annotations, and its findings must not name
+// a line of that file.
+func TestItemLinesAreNotTheFiles(t *testing.T) {
+	in := `{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "p", "annotations": {"internal.config.kubernetes.io/path": "deploy.yaml", "internal.config.kubernetes.io/index": "0"}},
+ "spec": {"containers": [{"name": "c", "image": "nginx:latest"}]}}
+]}
+`
+	var out, errb bytes.Buffer
+	if err := Run(context.Background(), strings.NewReader(in), &out, &errb, "test"); err == nil {
+		t.Fatalf("an unpinned image passed:\n%s", out.String())
+	}
+	got := out.String() + errb.String()
+	if !strings.Contains(got, "image-digest") || !strings.Contains(got, "deploy.yaml") {
+		t.Fatalf("no image-digest finding naming deploy.yaml:\n%s", got)
+	}
+	if strings.Contains(got, "deploy.yaml:") || strings.Contains(got, "line: 4") {
+		t.Errorf("a finding names a line of deploy.yaml it read from the ResourceList:\n%s", got)
+	}
+}

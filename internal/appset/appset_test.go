@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
@@ -411,5 +413,30 @@ func TestSlugify(t *testing.T) {
 	}
 	if got := slugify(10, true, "release-candidate-one"); got != "release" {
 		t.Errorf("smart truncation = %q", got)
+	}
+}
+
+// A generated Application's lines are those of one line of JSON, not of
+// the ApplicationSet's file: with the reader's path (as the pipeline sets
+// it) and an index its template gives it, a finding names the file and no
+// line.
+func TestGeneratedLinesAreNotTheFiles(t *testing.T) {
+	doc := strings.Replace(listAppSet, "      labels: {'{{cluster}}': 'true'}\n",
+		"      labels: {'{{cluster}}': 'true'}\n      annotations: {config.kubernetes.io/index: '7', internal.config.kubernetes.io/index: '7'}\n", 1)
+	gens := expand(t, checkout(t), doc)
+	if len(gens) != 2 {
+		t.Fatalf("generated %d Applications", len(gens))
+	}
+	for _, g := range gens {
+		if err := g.App.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, "apps/shop.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		if _, index := manifest.FileAnnotations(g.App); index != "7" {
+			t.Fatalf("the template's index annotation is not on the Application: %q", index)
+		}
+		f := manifest.SourceFileAt(g.App, "spec.destination.namespace")
+		if f == nil || f.Path != "apps/shop.yaml" || f.Line != 0 {
+			t.Errorf("%s: got %+v, want apps/shop.yaml and no line", g.App.GetName(), f)
+		}
 	}
 }

@@ -283,7 +283,15 @@ func (e *expander) render(tmpl map[string]any, p map[string]any) (*yaml.RNode, e
 	if err != nil {
 		return nil, err
 	}
-	return yaml.Parse(string(data))
+	n, err := yaml.Parse(string(data))
+	if err != nil {
+		return nil, err
+	}
+	// Its lines are those of one line of JSON, not of the ApplicationSet's
+	// file, whatever annotations its template gives it
+	// (manifest.StreamDoc).
+	n.YNode().Line, n.YNode().Column = 0, 0
+	return n, nil
 }
 
 // applyPatch renders templatePatch and merges it over the Application.

@@ -122,9 +122,11 @@ func SourceFileAt(r *yaml.RNode, fieldPath string) *finding.File {
 
 // StreamDoc returns the object's node when its lines are those of the file
 // path: a document the stream reader read from it, which names it and its
-// index (generated objects, such as an ApplicationSet's Applications, name
-// only the file) and starts a document at column 1 (a ResourceList's items
-// and a List's never do); else nil.
+// index and starts a document at column 1 (a List's items never do); else
+// nil. What builds objects from other text with those annotations clears
+// the document node's line, as content can give both: the KRM function's
+// items (lines of its ResourceList) and an ApplicationSet's Applications
+// (one line of JSON).
 func StreamDoc(r *yaml.RNode, path string) *yaml.Node {
 	n := r.YNode()
 	if n.Line <= 0 || n.Column != 1 || yamlpath.Annotation(n, AnnoHelmSource) != "" || yamlpath.Annotation(n, AnnoOrigin) != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,9 +67,12 @@ func (g *gateFS) ReadFile(path string) ([]byte, error) {
 	data, err := g.FileSystem.ReadFile(path)
 	kustomization := slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path))
 	if err != nil {
-		if kustomization && g.err == nil {
+		if kustomization && g.err == nil && !errors.Is(err, fs.ErrNotExist) {
 			// kustomize reports a kustomization it cannot read as none
 			// found ("unable to find one of 'kustomization.yaml', ...").
+			// A name that is not there is kustomize probing the three it
+			// knows (with --load-restrictor LoadRestrictionsNone it reads
+			// each one).
 			g.err = err
 		}
 		return data, err

@@ -2,9 +2,7 @@ package stream
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -13,37 +11,84 @@ import (
 // cannot expand, before kustomize reads it: an alias inside the node its
 // anchor names (a cycle: kyaml's DeAnchor follows it until the stack
 // overflows, the run dying after seconds with a runtime trace) and aliases
-// that expand past maxExpanded nodes in one document (a "billion laughs":
-// kyaml expands them all). Data that is not YAML is not its to judge (a
-// generator's .env or .properties file; kustomize says what is wrong with
-// a resource that does not parse): nil.
+// that add more than maxExpanded nodes to one document as they expand (a
+// "billion laughs": kyaml expands them all). Data that is not YAML is not
+// its to judge (a generator's .env or .properties file; kustomize says
+// what is wrong with a resource that does not parse): nil. So are nodes
+// as written, however many: only what aliases add counts.
 func CheckAliases(data []byte) error {
-	if !bytes.Contains(data, []byte("*")) || !bytes.Contains(data, []byte("&")) {
-		return nil // no alias, or none names an anchor
+	if !mayHold(data, '*') || !mayHold(data, '&') {
+		return nil // no alias, or no anchor for one to name
 	}
 	d := yaml.NewDecoder(bytes.NewReader(data))
+	// Sizes are kept across documents: the decoder lets a document's alias
+	// name an earlier document's anchor (kyaml's reader then refuses it),
+	// and each shared subtree is counted once however often it is named.
+	a := &aliasSizes{size: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}}
 	for doc := 1; ; doc++ {
 		var n yaml.Node
 		if err := d.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return nil // not YAML: kustomize's to report
+			return nil // the end, or not YAML: kustomize's to report
 		}
-		a := &aliasSizes{size: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}}
-		if size, err := a.of(&n, 0); err != nil {
+		written, aliases := countWritten(&n, 0)
+		if aliases == 0 {
+			continue
+		}
+		a.limit = written + maxExpanded
+		size, err := a.of(&n, 0)
+		if err != nil {
 			return fmt.Errorf("document %d (counting from 1): %w", doc, err)
-		} else if size > maxExpanded {
-			return fmt.Errorf("document %d (counting from 1): excessive aliasing: its aliases expand to more than %d nodes", doc, maxExpanded)
+		}
+		if size > a.limit {
+			return fmt.Errorf("document %d (counting from 1): excessive aliasing: its aliases add more than %d nodes", doc, maxExpanded)
 		}
 	}
+}
+
+// mayHold reports whether data may hold an alias (c '*') or an anchor
+// (c '&'): the indicator where a node can start (the start of a line,
+// after a space, a tab, "[", "{" or ","), followed by a name. Inside a
+// quoted string "a *b" counts too: it only decides whether to parse.
+func mayHold(data []byte, c byte) bool {
+	for i := bytes.IndexByte(data, c); i >= 0; {
+		if i+1 < len(data) && (i == 0 || bytes.IndexByte([]byte(" \t\n\r[{,"), data[i-1]) >= 0) &&
+			bytes.IndexByte([]byte(" \t\n\r,[]{}"), data[i+1]) < 0 {
+			return true
+		}
+		j := bytes.IndexByte(data[i+1:], c)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// countWritten counts the nodes of a tree as written (an alias is one) and
+// its aliases, within maxDepth (deeper, the count stops: the walk that
+// expands says why).
+func countWritten(n *yaml.Node, depth int) (nodes, aliases int) {
+	if depth > maxDepth {
+		return 1, 1
+	}
+	nodes = 1
+	if n.Kind == yaml.AliasNode {
+		return 1, 1
+	}
+	for _, c := range n.Content {
+		cn, ca := countWritten(c, depth+1)
+		nodes += cn
+		aliases += ca
+	}
+	return nodes, aliases
 }
 
 // aliasSizes counts the nodes of a tree with its aliases expanded, each
 // node once (a size is kept), and finds an alias inside its own anchor.
 type aliasSizes struct {
-	size map[*yaml.Node]int
-	open map[*yaml.Node]bool // nodes being counted: an alias to one is a cycle
+	size  map[*yaml.Node]int
+	open  map[*yaml.Node]bool // nodes being counted: an alias to one is a cycle
+	limit int                 // past it, counting stops: the size is only "more"
 }
 
 func (a *aliasSizes) of(n *yaml.Node, depth int) (int, error) {
@@ -58,21 +103,23 @@ func (a *aliasSizes) of(n *yaml.Node, depth int) (int, error) {
 			return 0, fmt.Errorf("line %d: alias *%s is inside the node its anchor &%s names (line %d): a cycle no reader can expand", n.Line, n.Value, n.Alias.Anchor, n.Alias.Line)
 		}
 		s, err := a.of(n.Alias, depth+1)
-		a.size[n] = s
+		if err == nil && s <= a.limit {
+			a.size[n] = s
+		}
 		return s, err
 	}
 	a.open[n] = true
+	defer delete(a.open, n)
 	total := 1
 	for _, c := range n.Content {
 		s, err := a.of(c, depth+1)
 		if err != nil {
 			return 0, err
 		}
-		if total += s; total > maxExpanded {
-			break // past the bound: the caller says so
+		if total += s; total > a.limit {
+			return total, nil // past the bound: not kept, the caller says so
 		}
 	}
-	delete(a.open, n)
 	a.size[n] = total
 	return total, nil
 }

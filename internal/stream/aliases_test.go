@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +106,72 @@ func FuzzCheckAliases(f *testing.F) {
 		}
 		_, _ = kio.FromBytes(data) // must return: no cycle, bounded
 	})
+}
+
+// TestCheckAliasesCountsOnlyExpansion: only what aliases add counts
+// toward the bound, not nodes as written (a generator's 400 KB JSON file
+// whose strings hold "*" and "&" was refused), and a large anchor named
+// from thousands of later documents is counted once (each document walked
+// it again: 24 s for 1,000 of them).
+func TestCheckAliasesCountsOnlyExpansion(t *testing.T) {
+	big := `{"n": "* & *", "v": [` + strings.Repeat("1, ", 250_000) + "1]}\n"
+	if err := CheckAliases([]byte(big)); err != nil {
+		t.Errorf("a large document without aliases: %v", err)
+	}
+	var list strings.Builder
+	list.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	for i := range 3500 {
+		list.WriteString("- {apiVersion: v1, kind: ConfigMap, metadata: {name: c" + strconv.Itoa(i) + "}, data: {cron: \"*/5 * * * *\", q: \"?a=1&b=2\", r: &r" + strconv.Itoa(i) + " x, s: *r" + strconv.Itoa(i) + "}}\n")
+	}
+	if err := CheckAliases([]byte(list.String())); err != nil {
+		t.Errorf("a large List with an alias in each item: %v", err)
+	}
+	// Below the bound as written plus what its aliases add, past it with
+	// one more level of the same shape.
+	wide := "x: &x [" + strings.Repeat("a, ", 150_000) + "a]\n"
+	if err := CheckAliases([]byte(wide + "y: *x\n")); err != nil {
+		t.Errorf("an alias adding 150,001 nodes: %v", err)
+	}
+	if err := CheckAliases([]byte(wide + "y: *x\nz: *x\n")); err == nil || !strings.Contains(err.Error(), "excessive aliasing") {
+		t.Errorf("aliases adding 300,002 nodes: got %v", err)
+	}
+	var docs strings.Builder
+	docs.WriteString("x: &x [" + strings.Repeat("a, ", 190_000) + "a]\n")
+	for range 5000 {
+		docs.WriteString("---\nb: *x\n")
+	}
+	start := time.Now()
+	_ = CheckAliases([]byte(docs.String())) // kyaml refuses the alias to another document
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("5,000 documents naming one large anchor: %v", took)
+	}
+}
+
+// TestMayHold: the prefilter finds every anchor and alias where a node can
+// start, and lets through bytes that cannot hold one.
+func TestMayHold(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		c     byte
+		holds bool
+	}{
+		{"a: &x 1\n", '&', true},
+		{"&x 1\n", '&', true},
+		{"b: *x\n", '*', true},
+		{"- *x\n", '*', true},
+		{"[*x, *y]\n", '*', true},
+		{"{a: *x}\n", '*', true},
+		{"a:\t*x\n", '*', true},
+		{"cron: \"*/5 1 * * 1\"\n", '*', false},
+		{"cron: \"*/5 * * * *\"\n", '*', true}, // "*\"" could be an alias of an anchor named \"
+		{"q: a&b\n", '&', false},
+		{"glob: '*.example.com'\n", '*', false},
+		{"a: b *\n", '*', false},
+		{"a: *\n", '*', false},
+		{"", '*', false},
+	} {
+		if got := mayHold([]byte(c.in), c.c); got != c.holds {
+			t.Errorf("mayHold(%q, %q) = %v, want %v", c.in, c.c, got, c.holds)
+		}
+	}
 }

@@ -170,66 +170,69 @@ func DeleteAnnotation(n *yaml.Node, key string) {
 // written as k8s.io/apimachinery's field.Path writes it
 // ("spec.containers[0].env[1].name", "metadata.labels[app.kubernetes.io/name]");
 // a map key with dots may also be written after a dot
-// ("metadata.annotations.kubectl-gate.dev/waive").
+// ("metadata.annotations.kubectl-gate.dev/waive"). Its cost is linear in
+// the path and the keys it compares, however long either is.
 func LineOf(doc *yaml.Node, path string) int {
 	n, line := doc, doc.Line
-	segs := segments(path)
-	for i := 0; i < len(segs); i++ {
+	rest := path
+	for {
+		rest = strings.TrimLeft(rest, ".")
+		if rest == "" {
+			return line
+		}
+		var seg string // a bracketed key or index
+		bracket := rest[0] == '['
+		if bracket {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				seg, rest = rest[1:], ""
+			} else {
+				seg, rest = rest[1:end], rest[end+1:]
+			}
+		}
 		var next, at *yaml.Node
 		switch n.Kind {
 		case yaml.MappingNode:
-			// The longest run of segments that names a key: "a.b" is one
-			// key where the map has it, two segments where it does not.
-			key := ""
-			for j := i; j < len(segs) && next == nil; j++ {
-				if j > i {
-					key += "."
-				}
-				key += segs[j]
-				for k := 0; k+1 < len(n.Content); k += 2 {
-					if n.Content[k].Value == key {
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				key := n.Content[k].Value
+				if bracket {
+					if key == seg {
 						at, next = n.Content[k], n.Content[k+1]
-						i = j
 						break
 					}
+					continue
+				}
+				// The longest key the path starts with, ending where a
+				// segment ends: "a.b" before "a" for "a.b.c" (field.Path
+				// brackets a key with dots; a path that writes one after a
+				// dot, as for an annotation, means the whole key).
+				if key != "" && strings.HasPrefix(rest, key) && (len(rest) == len(key) || rest[len(key)] == '.' || rest[len(key)] == '[') &&
+					(at == nil || len(key) > len(at.Value)) {
+					at, next = n.Content[k], n.Content[k+1]
 				}
 			}
+			if next != nil && !bracket {
+				rest = rest[len(at.Value):]
+			}
 		case yaml.SequenceNode:
-			if k, err := strconv.Atoi(segs[i]); err == nil && k >= 0 && k < len(n.Content) {
+			if !bracket { // "containers.0"
+				end := strings.IndexAny(rest, ".[")
+				if end < 0 {
+					end = len(rest)
+				}
+				seg, rest = rest[:end], rest[end:]
+			}
+			if k, err := strconv.Atoi(seg); err == nil && k >= 0 && k < len(n.Content) {
 				next = n.Content[k]
 				at = next
 			}
 		}
 		if next == nil {
-			break
+			return line
 		}
-		n, line = next, at.Line
-	}
-	return line
-}
-
-// segments splits a field path into keys and indexes.
-func segments(path string) []string {
-	var out []string
-	for len(path) > 0 {
-		switch path[0] {
-		case '.':
-			path = path[1:]
-		case '[':
-			end := strings.IndexByte(path, ']')
-			if end < 0 {
-				return append(out, path[1:])
-			}
-			out = append(out, path[1:end])
-			path = path[end+1:]
-		default:
-			end := strings.IndexAny(path, ".[")
-			if end < 0 {
-				end = len(path)
-			}
-			out = append(out, path[:end])
-			path = path[end:]
+		n = next
+		if at.Line > 0 {
+			line = at.Line
 		}
 	}
-	return out
 }

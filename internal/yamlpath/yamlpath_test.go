@@ -3,6 +3,7 @@ package yamlpath
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -122,5 +123,77 @@ func TestSetAnnotationKeepsTheObjectsError(t *testing.T) {
 		if !set && n.MustString() != yaml.MustParse(doc).MustString() {
 			t.Errorf("%q: the object's own value was changed:\n%s", doc, n.MustString())
 		}
+	}
+}
+
+// TestLineOf: the line of a field's key or list item, else of the nearest
+// enclosing field written there; keys with dots as field.Path brackets
+// them and as a dotted path writes them; a key without a line (a shared
+// key of a released object) gives its parent's.
+func TestLineOf(t *testing.T) {
+	n := yaml.MustParse(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app.kubernetes.io/name: web
+    app: web
+  annotations:
+    a: one
+    a.b: two
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+      - name: side
+        image: busybox
+`).YNode()
+	for path, want := range map[string]int{
+		"":                                        1,
+		"spec.template.spec.containers[1].image":  18,
+		"spec.template.spec.containers.1.image":   18,
+		"spec.template.spec.containers[1]":        17,
+		"spec.template.spec.containers[9].image":  14,
+		"spec.template.spec.containers[x]":        14,
+		"spec.template.spec.securityContext":      13,
+		"metadata.labels[app.kubernetes.io/name]": 6,
+		"metadata.labels.app.kubernetes.io/name":  6,
+		"metadata.labels.app":                     7,
+		"metadata.annotations.a":                  9,
+		"metadata.annotations.a.b":                10,
+		"metadata.annotations[a.b]":               10,
+		"metadata.annotations.a.c":                9, // "a", then no "c" under its scalar
+		"metadata[":                               3,
+		"..spec..template":                        12,
+		"]]":                                      1,
+	} {
+		if got := LineOf(n, path); got != want {
+			t.Errorf("LineOf(%q) = %d, want %d", path, got, want)
+		}
+	}
+	// A key without a line gives the line of the field that holds it.
+	n.Content[5].Content[0].Line = 0 // metadata's "name" key
+	if got := LineOf(n, "metadata.name"); got != 3 {
+		t.Errorf("a key without a line: %d, want 3", got)
+	}
+}
+
+// TestLineOfLongKeys: a key of hundreds of thousands of dotted segments,
+// which a pull request can write in a custom resource's spec, is matched
+// in time linear in its length (joining segments one by one took 20 s).
+func TestLineOfLongKeys(t *testing.T) {
+	long := strings.Repeat("a.", 320_000) + "a"
+	n := yaml.MustParse("kind: Widget\nspec:\n  ? " + long + "\n  : containers:\n    - image: nginx\n").YNode()
+	start := time.Now()
+	if got := LineOf(n, "spec."+long+".containers[0].image"); got != 5 {
+		t.Errorf("LineOf = %d, want 5", got)
+	}
+	if got := LineOf(n, "spec."+long+"x.containers[0].image"); got != 2 {
+		t.Errorf("a key that is not there: %d, want 2", got)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v", took)
 	}
 }
