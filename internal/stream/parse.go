@@ -274,6 +274,9 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 			docs, errs[i] = readDocuments(parts[i])
 		}()
 		if errs[i] == nil {
+			if unicodeBreaks(parts[i]) {
+				fileLines(docs, parts[i])
+			}
 			if offsets[i] > 0 {
 				for _, n := range docs {
 					shiftLines(n.YNode(), offsets[i])
@@ -399,6 +402,56 @@ func objectsGuarded(d *yaml.RNode, panicked *bool) (_ []*yaml.RNode, err error) 
 func pauseGC() (resume func()) { return gcfloor.Pause() }
 
 // shiftLines adds offset to the line of every node of a tree.
+// The line breaks YAML 1.1 adds to "\n" and "\r": NEL, LINE SEPARATOR and
+// PARAGRAPH SEPARATOR. The YAML reader counts them as breaks (inside a
+// quoted string, where they are allowed); a file's lines, as editors,
+// GitHub and the report's readers count them, do not.
+var (
+	nel = []byte("\u0085")
+	ls  = []byte("\u2028")
+	ps  = []byte("\u2029")
+)
+
+// unicodeBreaks reports whether a chunk holds a break its lines do not
+// count.
+func unicodeBreaks(c []byte) bool {
+	return bytes.Contains(c, nel) || bytes.Contains(c, ls) || bytes.Contains(c, ps)
+}
+
+// fileLines gives the nodes of a chunk's documents the lines of the chunk
+// as a file counts them ("\n", "\r\n" and a lone "\r" end one), not the
+// YAML reader's, which also counts NEL, LS and PS: a finding on a line
+// after one of them named the line below its own.
+func fileLines(docs []*yaml.RNode, c []byte) {
+	real := []int{0, 1} // real[reader's line] = the file's line
+	line := 1
+	for i := 0; i < len(c); i++ {
+		switch {
+		case c[i] == '\n', c[i] == '\r' && (i+1 == len(c) || c[i+1] != '\n'):
+			line++
+		case bytes.HasPrefix(c[i:], nel):
+			i += len(nel) - 1
+		case bytes.HasPrefix(c[i:], ls), bytes.HasPrefix(c[i:], ps):
+			i += len(ls) - 1
+		default:
+			continue
+		}
+		real = append(real, line)
+	}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Line > 0 && n.Line < len(real) {
+			n.Line = real[n.Line]
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	for _, d := range docs {
+		walk(d.YNode())
+	}
+}
+
 func shiftLines(n *yaml.Node, offset int) {
 	n.Line += offset
 	for _, c := range n.Content {
