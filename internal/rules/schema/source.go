@@ -25,23 +25,41 @@ type sources struct {
 // maxSourceBytes bounds a source file read to find a line.
 const maxSourceBytes = 16 << 20
 
-func (s *sources) objects(path string) []*yaml.RNode {
+// objects parses the source file at path. within, when set, is a file
+// the gate read itself (-f): the source must lie in that file's repository
+// (fsbound.For), symlinks followed, since what names it is content a pull
+// request controls; a kustomize render's origin is kustomize's own.
+func (s *sources) objects(path, within string) []*yaml.RNode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if objs, ok := s.files[path]; ok {
+	key := path + "\x00" + within
+	if objs, ok := s.files[key]; ok {
 		return objs
 	}
 	var objs []*yaml.RNode
 	// The path comes from an annotation of the render: read it only as a
 	// bounded regular file (one naming /dev/zero or a FIFO reads as
 	// nothing), and take from it only line numbers.
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		if data, err := fsbound.ReadRegular(resolved, path, maxSourceBytes); err == nil {
-			objs, _ = stream.Parse(data, path)
-		}
+	if data, err := readSource(path, within); err == nil {
+		objs, _ = stream.Parse(data, path)
 	}
-	s.files[path] = objs
+	s.files[key] = objs
 	return objs
+}
+
+func readSource(path, within string) ([]byte, error) {
+	if within == "" {
+		resolved, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, err
+		}
+		return fsbound.ReadRegular(resolved, path, maxSourceBytes)
+	}
+	root, err := fsbound.New(fsbound.For(filepath.Dir(within)), maxSourceBytes)
+	if err != nil {
+		return nil, err
+	}
+	return root.ReadFile(path)
 }
 
 // place names the file an object came from and the line there that holds
@@ -81,7 +99,8 @@ func sourceDoc(c *rules.Context, n *yaml.RNode, path string) *yaml.Node {
 			return nil // generated, or from a remote repository
 		}
 		src := rules.Memo(c, "schema-sources", func() *sources { return &sources{files: map[string][]*yaml.RNode{}} })
-		return match(src.objects(path), n)
+		read, _ := manifest.FileAnnotations(n) // set: an object of a file the gate read
+		return match(src.objects(path, read), n)
 	}
 	return manifest.StreamDoc(n, path)
 }

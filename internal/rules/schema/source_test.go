@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -117,5 +119,50 @@ func TestGenerateNameNamed(t *testing.T) {
 	}
 	if r := manifest.Ref(objs[0]); r.String() != "Job generateName: app-slack-notification-" {
 		t.Errorf("manifest.Ref names it %q", r)
+	}
+}
+
+// TestForgedOriginReadsNothingOutside: an -f file is content a pull
+// request controls, and so is an origin annotation in it: the source it
+// names is read for a line only inside the file's repository (the file
+// outside, holding the same object, was read and its line reported).
+func TestForgedOriginReadsNothingOutside(t *testing.T) {
+	outside := t.TempDir()
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports:\n  - port: 80\n\n\n\n    protocl: TCP\n"
+	for _, dir := range []string{outside, repo} {
+		if err := os.WriteFile(filepath.Join(dir, "source.yaml"), []byte(svc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, tc := range map[string]struct {
+		origin string
+		line   int
+	}{
+		"outside":            {filepath.Join(outside, "source.yaml"), 0},
+		"inside":             {filepath.Join(repo, "source.yaml"), 11},
+		"inside, relatively": {"source.yaml", 11},
+		"escaping":           {"../" + filepath.Base(outside) + "/source.yaml", 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := filepath.Join(repo, "in.yaml")
+			doc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations:\n    config.kubernetes.io/origin: |\n      path: " + tc.origin + "\nspec:\n  ports:\n  - port: 80\n    protocl: TCP\n"
+			if err := os.WriteFile(in, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(repo)
+			objs, err := render.Files([]string{"in.yaml"}, nil, false, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := located(t, &rules.Context{Resources: objs, Config: on()})
+			want := fmt.Sprintf("Service/s spec.ports[0].protocl %s:%d", tc.origin, tc.line)
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
 	}
 }
