@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/images"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules/all"
+	schemarule "github.com/kubectl-gate/kubectl-gate/internal/rules/schema"
 	"github.com/kubectl-gate/kubectl-gate/internal/schema"
 )
 
@@ -202,6 +203,16 @@ func (u *Unit) blame(fs []finding.Finding) {
 		return
 	}
 	var byRef map[string]*yaml.RNode
+	object := func(ref *finding.ResourceRef) *yaml.RNode {
+		if byRef == nil {
+			byRef = make(map[string]*yaml.RNode, len(u.Resources))
+			for _, r := range u.Resources {
+				byRef[refKey(r.GetKind(), r.GetNamespace(), r.GetName())] = r
+			}
+		}
+		return byRef[refKey(ref.Kind, ref.Namespace, ref.Name)]
+	}
+	defer u.placeLines(fs, object)
 	for i := range fs {
 		f := &fs[i]
 		value, ok := "", false
@@ -211,13 +222,7 @@ func (u *Unit) blame(fs []finding.Finding) {
 		if !ok || value == "" || f.ResourceRef == nil {
 			continue
 		}
-		if byRef == nil {
-			byRef = make(map[string]*yaml.RNode, len(u.Resources))
-			for _, r := range u.Resources {
-				byRef[refKey(r.GetKind(), r.GetNamespace(), r.GetName())] = r
-			}
-		}
-		obj := byRef[refKey(f.ResourceRef.Kind, f.ResourceRef.Namespace, f.ResourceRef.Name)]
+		obj := object(f.ResourceRef)
 		if obj == nil {
 			continue
 		}
@@ -233,6 +238,35 @@ func (u *Unit) blame(fs []finding.Finding) {
 			if !strings.Contains(f.Message, b.Path) {
 				f.Message += fmt.Sprintf(" (set by %s:%d)", b.Path, b.Line)
 			}
+		}
+	}
+}
+
+// placeLines gives a finding that names its object's source file without a
+// line (a rule's finding about a field of a kustomize render: the
+// rendered object's lines are not the file's) the line of that field in
+// the file kustomize's origin annotation names, as the schema rules place
+// theirs (schemarule.Sources): SARIF put it at line 1 of the base.
+func (u *Unit) placeLines(fs []finding.Finding, object func(*finding.ResourceRef) *yaml.RNode) {
+	var src *schemarule.Sources
+	for i := range fs {
+		f := &fs[i]
+		if f.File == nil || f.File.Line != 0 || f.File.Path == "" || f.ResourceRef == nil || f.ResourceRef.Kind == "" {
+			continue
+		}
+		obj := object(f.ResourceRef)
+		if obj == nil {
+			continue
+		}
+		if src == nil {
+			src = schemarule.NewSources()
+		}
+		path := ""
+		if f.Field != nil {
+			path = f.Field.Path
+		}
+		if p := src.Place(obj, path); p != nil && p.Path == f.File.Path && p.Line > 0 {
+			f.File.Line = p.Line
 		}
 	}
 }

@@ -173,3 +173,53 @@ func TestRunInTreeGateAndFlagsDecide(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// A rule's finding about a field of a kustomize render that no value
+// blames (a canary without steps) names the line of that field in the
+// base, through kustomize's origin annotation and the overlay's namePrefix:
+// it named the file alone, and SARIF put it at line 1.
+func TestRunPlacesRenderFindingsOnTheirLine(t *testing.T) {
+	const rollout = `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: ghcr.io/example/web:1.0@` + digest + `
+  strategy:
+    canary: {}
+`
+	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"base/kustomization.yaml":          "resources: [rollout.yaml]\n",
+		"base/rollout.yaml":                rollout,
+		"overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: prod-\n",
+	})
+	res, err := pipeline.Run(context.Background(), pipeline.Inputs{Kustomizations: []string{filepath.Join(dir, "overlays/prod")}}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := res.Units[0]; u.Err != nil {
+		t.Fatal(u.Err)
+	}
+	var found bool
+	for _, f := range res.Units[0].Report.Findings {
+		if f.Rule != "rollout-canary-pause" {
+			continue
+		}
+		found = true
+		if f.File == nil || !strings.HasSuffix(f.File.Path, "base/rollout.yaml") || f.File.Line != 17 {
+			t.Errorf("rollout-canary-pause must name base/rollout.yaml:17 (canary:), got %+v", f.File)
+		}
+	}
+	if !found {
+		t.Fatalf("want rollout-canary-pause, got %v", res.Units[0].Report.Findings)
+	}
+}

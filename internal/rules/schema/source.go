@@ -15,9 +15,9 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
-// sources holds the source files a run's findings point into, each read
-// and parsed once.
-type sources struct {
+// Sources holds the source files a run's findings point into, each read
+// and parsed once; safe for concurrent use.
+type Sources struct {
 	mu    sync.Mutex
 	files map[string][]*yaml.RNode // nil: unreadable or not a stream of objects
 }
@@ -29,7 +29,7 @@ const maxSourceBytes = 16 << 20
 // the gate read itself (-f): the source must lie in that file's repository
 // (fsbound.For), symlinks followed, since what names it is content a pull
 // request controls; a kustomize render's origin is kustomize's own.
-func (s *sources) objects(path, within string) []*yaml.RNode {
+func (s *Sources) objects(path, within string) []*yaml.RNode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := path + "\x00" + within
@@ -75,18 +75,27 @@ func readSource(path, within string) ([]byte, error) {
 // A Helm template, a generated object (its origin names only the
 // kustomization) or a file that no longer parses gives the file alone.
 func place(c *rules.Context, n *yaml.RNode, fieldPath string) *finding.File {
+	return rules.Memo(c, "schema-sources", NewSources).Place(n, fieldPath)
+}
+
+// NewSources returns an empty Sources.
+func NewSources() *Sources { return &Sources{files: map[string][]*yaml.RNode{}} }
+
+// Place is place with the source files s holds: the file an object came
+// from, with the line of the field where the gate can find it.
+func (s *Sources) Place(n *yaml.RNode, fieldPath string) *finding.File {
 	f := manifest.SourceFile(n)
 	if f == nil {
 		return nil
 	}
-	if doc := sourceDoc(c, n, f.Path); doc != nil {
+	if doc := s.sourceDoc(n, f.Path); doc != nil {
 		f.Line = yamlpath.LineOf(doc, fieldPath)
 	}
 	return f
 }
 
 // sourceDoc returns the node of the object as its source file holds it.
-func sourceDoc(c *rules.Context, n *yaml.RNode, path string) *yaml.Node {
+func (s *Sources) sourceDoc(n *yaml.RNode, path string) *yaml.Node {
 	if yamlpath.Annotation(n.YNode(), manifest.AnnoHelmSource) != "" {
 		return nil // a template, not YAML
 	}
@@ -98,9 +107,8 @@ func sourceDoc(c *rules.Context, n *yaml.RNode, path string) *yaml.Node {
 		if err := yaml.Unmarshal([]byte(o), &origin); err != nil || origin.Path != path || origin.Repo != "" {
 			return nil // generated, or from a remote repository
 		}
-		src := rules.Memo(c, "schema-sources", func() *sources { return &sources{files: map[string][]*yaml.RNode{}} })
 		read, _ := manifest.FileAnnotations(n) // set: an object of a file the gate read
-		return match(src.objects(path, read), n)
+		return match(s.objects(path, read), n)
 	}
 	return manifest.StreamDoc(n, path)
 }
