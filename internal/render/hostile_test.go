@@ -90,6 +90,7 @@ func TestRecursiveAliasesRefused(t *testing.T) {
 	}{
 		{"resource cycle", "resources: [cm.yaml]\n", "cm.yaml", cycle, "cm.yaml: document 1 (counting from 1): line 5: alias *m is inside"},
 		{"resource laughs", "resources: [cm.yaml]\n", "cm.yaml", laughs, "cm.yaml: document 1 (counting from 1): excessive aliasing"},
+		{"JSON resource cycle", "resources: [cm.json]\n", "cm.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":&d {"a":*d}}`, "alias *d is inside"},
 		{"patch cycle", "resources: [base.yaml]\npatches: [{path: cm.yaml}]\n", "cm.yaml", cycle, "alias *m is inside"},
 		{"kustomization cycle", "resources: &r [base.yaml]\nlabels: [{pairs: *r}]\nx: &k {y: *k}\n", "", "", "alias *k is inside"},
 		{"ordinary alias", "resources: [cm.yaml]\n", "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n c\n  labels: {app: *n}\n", ""},

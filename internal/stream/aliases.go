@@ -46,12 +46,14 @@ func CheckAliases(data []byte) error {
 }
 
 // mayHold reports whether data may hold an alias (c '*') or an anchor
-// (c '&'): the indicator where a node can start (the start of a line,
-// after a space, a tab, "[", "{" or ","), followed by a name. Inside a
-// quoted string "a *b" counts too: it only decides whether to parse.
+// (c '&'): the indicator where a node can start (the start of the data or
+// of a line, after a space, a tab, "[", "{", ",", a ":" right after a
+// JSON-like key ({"a":*x}), or a byte order mark), followed by a name.
+// Inside a quoted string "a *b" counts too: it only decides whether to
+// parse.
 func mayHold(data []byte, c byte) bool {
 	for i := bytes.IndexByte(data, c); i >= 0; {
-		if i+1 < len(data) && (i == 0 || bytes.IndexByte([]byte(" \t\n\r[{,"), data[i-1]) >= 0) &&
+		if i+1 < len(data) && (i == 0 || bytes.IndexByte([]byte(" \t\n\r[{,:\xbf"), data[i-1]) >= 0) &&
 			bytes.IndexByte([]byte(" \t\n\r,[]{}"), data[i+1]) < 0 {
 			return true
 		}

@@ -17,6 +17,8 @@ var aliasRefused = map[string]struct{ in, want string }{
 	"deep in itself":    {"a: &top\n  b:\n    c:\n    - d: {e: *top}\n", "alias *top is inside"},
 	"second document":   {"kind: A\n---\nkind: B\nx: &x {y: *x}\n", "document 2 (counting from 1)"},
 	"billion laughs":    {laughs(9, 9), "excessive aliasing"},
+	"JSON-like keys":    {`{"apiVersion":"v1","kind":"ConfigMap","metadata":&m {"name":"c","labels":*m}}`, "alias *m is inside"},
+	"after a BOM":       {"\ufeff&m {a: *m}\n", "alias *m is inside"},
 }
 
 // laughs is a "billion laughs" stream: levels anchors, each a list of
@@ -162,6 +164,9 @@ func TestMayHold(t *testing.T) {
 		{"[*x, *y]\n", '*', true},
 		{"{a: *x}\n", '*', true},
 		{"a:\t*x\n", '*', true},
+		{`{"a":*x}`, '*', true},
+		{`{"a":&x 1}`, '&', true},
+		{"\ufeff&x 1\n", '&', true},
 		{"cron: \"*/5 1 * * 1\"\n", '*', false},
 		{"cron: \"*/5 * * * *\"\n", '*', true}, // "*\"" could be an alias of an anchor named \"
 		{"q: a&b\n", '&', false},
