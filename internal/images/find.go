@@ -3,6 +3,7 @@ package images
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,8 +142,20 @@ func Find(obj *yaml.RNode, extra []PodSpecPath) []Container {
 			w.podSpec(ps.Node, true)
 		}
 	}
+	if group == kroGroup {
+		w.out = slices.DeleteFunc(w.out, func(c Container) bool { return strings.Contains(c.Image, "${") })
+	}
 	return w.out
 }
+
+// kroGroup is kro's API group. A ResourceGraphDefinition's
+// spec.resources[].template is the object kro creates for each instance,
+// written with CEL expressions: `image: ${schema.spec.image}` is no image
+// reference but the instance's field, which is checked on the instance
+// (its spec.image, found by name). Such an image is not the template's to
+// judge; a literal one (`image: nginx:latest`) runs in every instance as
+// written and is checked as any other.
+const kroGroup = "kro.run"
 
 // Describes reports objects whose container-shaped fields describe other
 // objects rather than run anything: Kyverno policies (a pattern such as

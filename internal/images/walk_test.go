@@ -211,3 +211,51 @@ func FuzzFind(f *testing.F) {
 		_ = Unmatched([]*yaml.RNode{obj}, []PodSpecPath{{Kind: "X", Path: "spec.a[]"}})
 	})
 }
+
+// A kro ResourceGraphDefinition's templates name the instance's fields in
+// CEL: such an image is not judged there (the instance's is); a literal
+// one runs in every instance and is.
+func TestFindKroTemplates(t *testing.T) {
+	rgd := yaml.MustParse(`apiVersion: kro.run/v1alpha1
+kind: ResourceGraphDefinition
+metadata: {name: web}
+spec:
+  schema:
+    apiVersion: v1alpha1
+    kind: Web
+    spec:
+      image: string | default=nginx
+  resources:
+  - id: deployment
+    template:
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: web}
+      spec:
+        template:
+          spec:
+            initContainers:
+            - {name: init, image: "busybox:1.36"}
+            containers:
+            - {name: web, image: "${schema.spec.image}"}
+            - {name: proxy, image: "${schema.spec.registry}/proxy:${schema.spec.tag}"}
+`)
+	var got []string
+	for _, c := range Find(rgd, nil) {
+		got = append(got, c.Path+"="+c.Image)
+	}
+	want := []string{"spec.resources[0].template.spec.template.spec.initContainers[0].image=busybox:1.36"}
+	if !slices.Equal(got, want) {
+		t.Errorf("RGD: found %q, want %q", got, want)
+	}
+	// The same expression in any other kind is what the cluster gets.
+	dep := yaml.MustParse("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: \"${IMAGE}\"}]\n")
+	if got := Find(dep, nil); len(got) != 1 || got[0].Image != "${IMAGE}" {
+		t.Errorf("Deployment: found %+v, want its ${IMAGE}", got)
+	}
+	// The instance's image, which the template's expression reads.
+	inst := yaml.MustParse("apiVersion: kro.run/v1alpha1\nkind: Web\nmetadata: {name: shop}\nspec: {image: \"shop:1.2\"}\n")
+	if got := Find(inst, nil); len(got) != 1 || got[0].Path != "spec.image" {
+		t.Errorf("instance: found %+v, want spec.image", got)
+	}
+}
