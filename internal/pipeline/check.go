@@ -213,6 +213,7 @@ func (u *Unit) blame(fs []finding.Finding) {
 		return byRef[refKey(ref.Kind, ref.Namespace, ref.Name)]
 	}
 	defer u.placeLines(fs, object)
+	blamer := render.NewBlamer()
 	for i := range fs {
 		f := &fs[i]
 		value, ok := "", false
@@ -226,7 +227,7 @@ func (u *Unit) blame(fs []finding.Finding) {
 		if obj == nil {
 			continue
 		}
-		b := render.Blame(obj, value)
+		b := blamer.Blame(obj, f.Field.Path, value)
 		switch {
 		case b == nil:
 		case f.File != nil && f.File.Path == b.Path:

@@ -3,8 +3,11 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -22,17 +25,202 @@ import (
 // kustomization files themselves (inline patches, images:, generators),
 // then the object's own source file. It returns nil when no file holds the
 // value as written, and reads only files the render named.
-func Blame(r *yaml.RNode, value string) *finding.File {
+//
+// A file is taken to hold the value only where it writes it at the
+// field's path (fieldPath, as field.Path writes it) in a document about
+// the object: its source or a strategic-merge patch of its kind and name
+// (a list's item matched by the name of the rendered item, as a merge
+// matches it), or a JSON 6902 operation whose path leads to the field. Two
+// containers with one image, or one image in several objects of a file,
+// each get their own line; a value the file writes elsewhere blames
+// nothing there, and a value the render does not hold at fieldPath (a
+// finding about a missing field that names what is missing) nothing at
+// all. A kustomization file, whose inline patches are text, and
+// a file that does not parse as YAML are searched for the value's first
+// line, as written.
+func Blame(r *yaml.RNode, fieldPath, value string) *finding.File {
+	return NewBlamer().Blame(r, fieldPath, value)
+}
+
+// Blamer is Blame with the files it read and parsed kept for the next
+// object (a unit's findings); not safe for concurrent use.
+type Blamer struct {
+	data map[string][]byte
+	docs map[string][]*yaml.Node // nil: not YAML
+}
+
+// NewBlamer returns an empty Blamer.
+func NewBlamer() *Blamer {
+	return &Blamer{data: map[string][]byte{}, docs: map[string][]*yaml.Node{}}
+}
+
+// Blame is [Blame].
+func (b *Blamer) Blame(r *yaml.RNode, fieldPath, value string) *finding.File {
 	if value == "" {
 		return nil
 	}
-	cache := map[string][]byte{}
-	for _, f := range blameCandidates(r, cache) {
-		if line := lineOf(read(f, cache), value); line > 0 {
-			return &finding.File{Path: f, Line: line}
+	steps := yamlpath.Steps(r.YNode(), fieldPath)
+	if len(steps) == 0 || steps[len(steps)-1].Node.Kind != yaml.ScalarNode || steps[len(steps)-1].Node.Value != value {
+		return nil // the render does not hold value there: no file set it there
+	}
+	for _, f := range blameCandidates(r, b.data) {
+		data := read(f, b.data)
+		docs, parsed := b.parse(f, data)
+		if !parsed || isKustomization(f, docs) {
+			if line := lineOf(data, value); line > 0 {
+				return &finding.File{Path: f, Line: line}
+			}
+			continue
+		}
+		for _, d := range docs {
+			if n := holds(d, r.YNode(), steps, value); n != nil {
+				return &finding.File{Path: f, Line: n.Line}
+			}
 		}
 	}
 	return nil
+}
+
+// parse reads a file's YAML documents once; parsed is false for a file
+// that is not YAML.
+func (b *Blamer) parse(path string, data []byte) (docs []*yaml.Node, parsed bool) {
+	if docs, ok := b.docs[path]; ok {
+		return docs, docs != nil
+	}
+	docs = []*yaml.Node{}
+	d := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		err := d.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			docs = nil
+			break
+		}
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			docs = append(docs, n.Content[0])
+		}
+	}
+	b.docs[path] = docs
+	return docs, docs != nil
+}
+
+// isKustomization: a kustomization file, whose inline patches and
+// replacements are text the documents do not show.
+func isKustomization(path string, docs []*yaml.Node) bool {
+	switch filepath.Base(path) {
+	case "kustomization.yaml", "kustomization.yml", "Kustomization":
+		return true
+	}
+	for _, d := range docs {
+		if strings.HasPrefix(yamlpath.String(d, "apiVersion"), "kustomize.config.k8s.io/") {
+			return true
+		}
+	}
+	return false
+}
+
+// holds returns the node of doc that writes value at the rendered field
+// steps lead to: doc is the object's source or a strategic-merge patch of
+// it (its kind and a name the rendered one contains; a patch a target
+// selects may name neither), or a list of JSON 6902 operations.
+func holds(doc, obj *yaml.Node, steps []yamlpath.Step, value string) *yaml.Node {
+	doc = deref(doc)
+	switch doc.Kind {
+	case yaml.MappingNode:
+		if kind := yamlpath.String(doc, "kind"); kind != "" && kind != yamlpath.String(obj, "kind") {
+			return nil
+		}
+		if name := yamlpath.String(doc, "metadata.name"); name != "" && !strings.Contains(yamlpath.String(obj, "metadata.name"), name) {
+			return nil
+		}
+		return follow(doc, steps, value)
+	case yaml.SequenceNode:
+		for _, op := range doc.Content {
+			op = deref(op)
+			if op.Kind != yaml.MappingNode {
+				continue
+			}
+			ptr, val := yamlpath.Field(op, "path"), yamlpath.Field(op, "value")
+			if ptr == nil || val == nil || ptr.Kind != yaml.ScalarNode {
+				continue
+			}
+			if k, ok := pointerPrefix(ptr.Value, steps); ok {
+				if n := follow(val, steps[k:], value); n != nil {
+					return n
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// follow walks doc along the rendered field's steps, a list's item matched
+// by the name of the rendered item (how a strategic merge matches
+// containers, env, volumes…), else by its index, and returns the scalar
+// that holds value at the end, or nil.
+func follow(doc *yaml.Node, steps []yamlpath.Step, value string) *yaml.Node {
+	n := deref(doc)
+	for _, s := range steps {
+		var next *yaml.Node
+		switch {
+		case s.Index < 0 && n.Kind == yaml.MappingNode:
+			next = yamlpath.Field(n, s.Key)
+		case s.Index >= 0 && n.Kind == yaml.SequenceNode:
+			if name := yamlpath.String(s.Node, "name"); name != "" {
+				for _, item := range n.Content {
+					if yamlpath.String(deref(item), "name") == name {
+						next = item
+						break
+					}
+				}
+			} else if s.Index < len(n.Content) {
+				next = n.Content[s.Index]
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = deref(next)
+	}
+	if n.Kind == yaml.ScalarNode && n.Value == value {
+		return n
+	}
+	return nil
+}
+
+// pointerPrefix matches a JSON pointer ("/spec/template/spec/containers/0")
+// against the first steps of the rendered field: each key the same, each
+// index the same or "-" (appended); k is how many steps it covers.
+func pointerPrefix(ptr string, steps []yamlpath.Step) (k int, ok bool) {
+	if !strings.HasPrefix(ptr, "/") {
+		return 0, false
+	}
+	segs := strings.Split(ptr[1:], "/")
+	if len(segs) > len(steps) {
+		return 0, false
+	}
+	for i, seg := range segs {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		s := steps[i]
+		switch {
+		case s.Index < 0 && seg == s.Key:
+		case s.Index >= 0 && (seg == "-" || seg == strconv.Itoa(s.Index)):
+		default:
+			return 0, false
+		}
+	}
+	return len(segs), true
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
 }
 
 // FilesRead lists, sorted, the files Blame reads for the objects: the files

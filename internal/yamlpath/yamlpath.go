@@ -173,12 +173,34 @@ func DeleteAnnotation(n *yaml.Node, key string) {
 // ("metadata.annotations.kubectl-gate.dev/waive"). Its cost is linear in
 // the path and the keys it compares, however long either is.
 func LineOf(doc *yaml.Node, path string) int {
-	n, line := doc, doc.Line
+	line := doc.Line
+	for _, s := range Steps(doc, path) {
+		if s.At.Line > 0 {
+			line = s.At.Line
+		}
+	}
+	return line
+}
+
+// Step is one field of a path resolved in a node: a mapping's key (Index
+// -1) or a list's item.
+type Step struct {
+	Key   string
+	Index int
+	// At is the key's node, or the list item; Node is the field's value
+	// (the item itself for a list).
+	At, Node *yaml.Node
+}
+
+// Steps resolves a field path (as LineOf reads it) in n, as far as n holds
+// it: one step for each field, the last the deepest field n writes.
+func Steps(n *yaml.Node, path string) []Step {
+	var out []Step
 	rest := path
 	for {
 		rest = strings.TrimLeft(rest, ".")
 		if rest == "" {
-			return line
+			return out
 		}
 		var seg string // a bracketed key or index
 		bracket := rest[0] == '['
@@ -191,6 +213,7 @@ func LineOf(doc *yaml.Node, path string) int {
 			}
 		}
 		var next, at *yaml.Node
+		index := -1
 		switch n.Kind {
 		case yaml.MappingNode:
 			for k := 0; k+1 < len(n.Content); k += 2 {
@@ -223,16 +246,17 @@ func LineOf(doc *yaml.Node, path string) int {
 				seg, rest = rest[:end], rest[end:]
 			}
 			if k, err := strconv.Atoi(seg); err == nil && k >= 0 && k < len(n.Content) {
-				next = n.Content[k]
-				at = next
+				next, at, index = n.Content[k], n.Content[k], k
 			}
 		}
 		if next == nil {
-			return line
+			return out
 		}
+		s := Step{Index: index, At: at, Node: next}
+		if index < 0 {
+			s.Key = at.Value
+		}
+		out = append(out, s)
 		n = next
-		if at.Line > 0 {
-			line = at.Line
-		}
 	}
 }
