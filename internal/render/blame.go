@@ -60,8 +60,17 @@ func (b *Blamer) Blame(r *yaml.RNode, fieldPath, value string) *finding.File {
 		return nil
 	}
 	steps := yamlpath.Steps(r.YNode(), fieldPath)
-	if len(steps) == 0 || steps[len(steps)-1].Node.Kind != yaml.ScalarNode || steps[len(steps)-1].Node.Value != value {
-		return nil // the render does not hold value there: no file set it there
+	if len(steps) == 0 {
+		return nil
+	}
+	if last := steps[len(steps)-1].Node; last.Kind != yaml.ScalarNode || last.Value != value {
+		// A finding about a map or list that names one value in it
+		// (requests: {cpu: "2"}) blames that value.
+		below, ok := only(last, value, 2)
+		if !ok {
+			return nil // the render does not hold value there: no file set it there
+		}
+		steps = append(steps, below...)
 	}
 	for _, f := range blameCandidates(r, b.data) {
 		data := read(f, b.data)
@@ -213,6 +222,41 @@ func pointerPrefix(ptr string, steps []yamlpath.Step) (k int, ok bool) {
 		}
 	}
 	return len(segs), true
+}
+
+// only returns the steps from n to the one scalar within depth levels of
+// it that is value; ok is false for none, or more than one.
+func only(n *yaml.Node, value string, depth int) (steps []yamlpath.Step, ok bool) {
+	n = deref(n)
+	if depth == 0 || n == nil {
+		return nil, false
+	}
+	found := 0
+	try := func(s yamlpath.Step) {
+		v := deref(s.Node)
+		if v.Kind == yaml.ScalarNode {
+			if v.Value == value {
+				found++
+				steps = []yamlpath.Step{s}
+			}
+			return
+		}
+		if below, ok := only(v, value, depth-1); ok {
+			found++
+			steps = append([]yamlpath.Step{s}, below...)
+		}
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			try(yamlpath.Step{Key: n.Content[i].Value, Index: -1, At: n.Content[i], Node: n.Content[i+1]})
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			try(yamlpath.Step{Index: i, At: item, Node: item})
+		}
+	}
+	return steps, found == 1
 }
 
 // deref follows an alias to the node it names.

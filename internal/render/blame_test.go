@@ -45,6 +45,7 @@ func TestBlameFindsTheField(t *testing.T) {
 	cases := map[string]struct {
 		files            map[string]string
 		kind, name, path string
+		value            string // "" for the case's image
 		want             string // file:line, "" for none
 	}{
 		"strategic merge, a container added first": {
@@ -93,6 +94,14 @@ func TestBlameFindsTheField(t *testing.T) {
 			},
 			kind: "Job", name: "prod-down", path: "spec.template.spec.containers[0].image", want: "jobs.yaml:24",
 		},
+		"a value in the map the finding names": {
+			files: map[string]string{
+				"kustomization.yaml": "resources: [deploy.yaml]\npatches:\n- path: patch.yaml\n",
+				"deploy.yaml":        blameDeployment,
+				"patch.yaml":         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        resources:\n          requests: {cpu: \"2\"}\n",
+			},
+			kind: "Deployment", name: "web", path: "spec.template.spec.containers[0].resources.requests", value: "2", want: "patch.yaml:11",
+		},
 		"not at the field": {
 			files: map[string]string{
 				"kustomization.yaml": "resources: [jobs.yaml]\n",
@@ -120,6 +129,9 @@ func TestBlameFindsTheField(t *testing.T) {
 			value := "alpine:latest"
 			if c.kind == "Deployment" {
 				value = "proxy:1.0"
+			}
+			if c.value != "" {
+				value = c.value
 			}
 			got := ""
 			if b := Blame(obj, c.path, value); b != nil {
