@@ -105,7 +105,9 @@ func TestE2ERevisions(t *testing.T) {
 		{rev: "HEAD", code: 0},
 		{rev: "", code: 0},
 		// Another branch, tag or commit of the history: red from there.
-		{rev: "release-1", code: 1, want: []string{"nginx:latest", "deploy/web at revision release-1 (" + release[:12] + ")"}},
+		{rev: "release-1", code: 1, want: []string{"nginx:latest", "deploy/web at revision release-1 (" + release[:12] + ")", "[deploy/web/deployment.yaml]"}},
+		{rev: "release-1", extra: []string{"-o", "json"}, code: 1, want: []string{`"path": "deploy/web/deployment.yaml"`}},
+		{rev: "release-1", extra: []string{"-o", "sarif"}, code: 1, want: []string{`"uri": "deploy/web/deployment.yaml"`}},
 		{rev: "refs/heads/release-1", code: 1, want: []string{"nginx:latest"}},
 		{rev: "v1.3.0", code: 1, want: []string{"nginx:latest"}},
 		{rev: release, code: 1, want: []string{"nginx:latest"}},
@@ -125,6 +127,9 @@ func TestE2ERevisions(t *testing.T) {
 		{rev: "broken", code: 3, want: []string{"missing.yaml"}},
 	} {
 		r := check(tc.rev, tc.extra...)
+		if strings.Contains(r.Stdout+r.Stderr, "kubectl-gate-rev-") {
+			t.Errorf("targetRevision %q %v: the output names the temporary worktree\n%s%s", tc.rev, tc.extra, r.Stdout, r.Stderr)
+		}
 		if r.Code != tc.code {
 			t.Errorf("targetRevision %q %v: exit %d, want %d\n%s%s", tc.rev, tc.extra, r.Code, tc.code, r.Stdout, r.Stderr)
 			continue
@@ -190,6 +195,9 @@ spec:
 		testutil.WriteFiles(t, repo, map[string]string{"apps/set.yaml": set(tc.rev)})
 		r := gateIn(t, repo, tmp, "check", "-f", "apps/", "--apps-root", ".", "--repo-url", revRepoURL, "-o", "json")
 		noRevWorktreeLeft(t, repo, tmp)
+		if strings.Contains(r.Stdout+r.Stderr, "kubectl-gate-rev-") {
+			t.Errorf("rev %s: the output names the temporary worktree\n%s%s", tc.rev, r.Stdout, r.Stderr)
+		}
 		if r.Code != tc.code || !says(r.Stdout, tc.want) {
 			t.Errorf("git generator revision %q: exit %d, want %d with %q\n%s%s", tc.rev, r.Code, tc.code, tc.want, r.Stdout, r.Stderr)
 		}
@@ -231,6 +239,9 @@ func TestE2ERevisionsFlux(t *testing.T) {
 		testutil.WriteFiles(t, repo, map[string]string{"clusters/prod/sync.yaml": fluxSync(tc.ref)})
 		r := gateIn(t, repo, tmp, "check", "-R", "-f", "clusters/", "--apps-root", ".", "--repo-url", revRepoURL)
 		noRevWorktreeLeft(t, repo, tmp)
+		if strings.Contains(r.Stdout+r.Stderr, "kubectl-gate-rev-") {
+			t.Errorf("ref %s: the output names the temporary worktree\n%s%s", tc.ref, r.Stdout, r.Stderr)
+		}
 		if r.Code != tc.code || !says(r.Stdout, tc.want) {
 			t.Errorf("ref %s: exit %d, want %d with %q\n%s%s", tc.ref, r.Code, tc.code, tc.want, r.Stdout, r.Stderr)
 		}

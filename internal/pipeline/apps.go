@@ -231,6 +231,9 @@ func (a *expander) plan(ctx context.Context, u *Unit) []*Unit {
 			}
 			u.apps = append(u.apps, as)
 			s, isNew := a.unitFor(app, src, spec, err, at.Label)
+			if at.Label != "" {
+				s.revRoot, s.root = at.Root, root
+			}
 			a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: s})
 			if isNew {
 				fresh = append(fresh, s)
@@ -355,6 +358,10 @@ func renderGuarded(ctx context.Context, u *Unit, opts render.Options) {
 	end := stop.Doing(ctx, "rendering "+u.Input())
 	renderSource(u, opts)
 	end()
+	u.unrevErr()
+	if s := u.Source.(*AppSource); s.skipped != "" && u.revRoot != "" {
+		s.skipped = u.unrevPath(s.skipped)
+	}
 }
 
 func renderSource(u *Unit, opts render.Options) {

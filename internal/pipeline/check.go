@@ -89,6 +89,7 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 			rep.Findings[i].InputFile = file()
 		}
 	}
+	u.unrev(rep.Findings)
 	return rep, nil
 }
 

@@ -165,6 +165,10 @@ func (a *expander) renderFlux(ctx context.Context, u *Unit, ks *yaml.RNode) *Uni
 		end := stop.Doing(ctx, "rendering "+name)
 		g.Resources, g.Err = a.fluxRender(name, ks, u, at.Root)
 		end()
+		if at.Label != "" {
+			g.revRoot, g.root = at.Root, a.s.in.AppsRoot
+			g.unrevErr()
+		}
 	}
 	u.apps = append(u.apps, argo.AppSource{App: ks, Index: -1, Path: yamlString(ks, "spec", "path"), Assumed: note})
 	a.links = append(a.links, appLink{app: u, i: len(u.apps) - 1, src: g})
@@ -216,6 +220,10 @@ func (a *expander) helmRelease(ctx context.Context, u *Unit, hr *yaml.RNode) *Un
 			return nil
 		}
 		g.Resources, g.Err = a.renderRelease(ctx, hr, chart, at.Root)
+		if at.Label != "" {
+			g.revRoot, g.root = at.Root, a.s.in.AppsRoot
+			g.unrevErr()
+		}
 		if g.Err != nil {
 			g.Err = fmt.Errorf("%s: chart %s: %w", name, chart, g.Err)
 		}

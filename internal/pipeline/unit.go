@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -67,7 +68,64 @@ type Unit struct {
 	// be whole after all.
 	streamed *gate.Streamed
 	read     *render.Read
+	// revRoot, when set, is the temporary worktree directory that stood
+	// for --apps-root (root) when the unit was rendered from another
+	// revision: its findings name files under root (unrev), not under a
+	// directory that is gone when the run ends.
+	revRoot, root string
 }
+
+// unrev writes the paths of findings under the worktree the unit was
+// rendered from (another revision) as under --apps-root, where the file
+// is in the repository: the worktree is removed when the run ends, and
+// its name changes from run to run (a SARIF result pointed at it, a
+// baseline or a diff could not match it). The unit's input says which
+// revision it is.
+func (u *Unit) unrev(fs []finding.Finding) {
+	if u.revRoot == "" {
+		return
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.File != nil {
+			c := *f.File
+			c.Path = u.unrevPath(c.Path)
+			f.File = &c
+		}
+		f.InputFile = u.unrevPath(f.InputFile)
+		f.Message = u.unrevPath(f.Message)
+	}
+}
+
+// unrevErr is unrev for why a unit has no verdict (a render error names
+// the files it read).
+func (u *Unit) unrevErr() {
+	if u.revRoot != "" && u.Err != nil {
+		u.Err = &unrevError{err: u.Err, msg: u.unrevPath(u.Err.Error())}
+	}
+}
+
+// unrevPath writes the paths in s under revRoot as under root.
+func (u *Unit) unrevPath(s string) string {
+	from := filepath.ToSlash(filepath.Clean(u.revRoot)) + "/"
+	to := filepath.ToSlash(filepath.Clean(u.root)) + "/"
+	if to == "./" {
+		to = ""
+	}
+	if s == strings.TrimSuffix(from, "/") {
+		return strings.TrimSuffix(to, "/")
+	}
+	return strings.ReplaceAll(s, from, to)
+}
+
+// unrevError is an error whose message names the checkout's paths.
+type unrevError struct {
+	err error
+	msg string
+}
+
+func (e *unrevError) Error() string { return e.msg }
+func (e *unrevError) Unwrap() error { return e.err }
 
 // Input names the unit as its findings' input does: "-k DIR", "-f FILE…",
 // "--chart DIR", "Application NS/NAME spec.source from DIR",
