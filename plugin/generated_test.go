@@ -181,6 +181,14 @@ func TestE2EFluxKustomization(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stdout, "ghcr.io/example/web:1.4.2") || !strings.Contains(r.Stdout, "rendered by Flux Kustomization flux-system/apps") {
 		t.Fatalf("exit %d, want 1 naming the Kustomization\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// The finding names the file and line the object came from, as for
+	// -k (it named no file, and SARIF the -f directory at line 1).
+	if !strings.Contains(r.Stdout, "Deployment/web (ns shop) [apps/prod/web.yaml]") || !strings.Contains(r.Stdout, "[line 9]") {
+		t.Errorf("the finding names no file and line\n%s", r.Stdout)
+	}
+	if r = runGate(t, bad, "check", "-R", "-f", "clusters/prod/", "--apps-root", ".", "--repo-url", fleetRepo, "-o", "sarif"); !strings.Contains(r.Stdout, `"uri": "apps/prod/web.yaml"`) || !strings.Contains(r.Stdout, `"startLine": 9`) {
+		t.Errorf("SARIF: the result is not at apps/prod/web.yaml:9\n%s", r.Stdout)
+	}
 	// Without --apps-root nothing Flux deploys is rendered: no verdict,
 	// never a pass; the trusted caller may exclude them by name, listed.
 	r = runGate(t, good, "check", "-R", "-f", "clusters/prod/")

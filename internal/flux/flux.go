@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
@@ -114,48 +115,99 @@ func str(n *yaml.RNode, path ...string) string {
 // came from, where postBuild.substituteFrom finds its ConfigMaps and
 // Secrets.
 func Render(ks *yaml.RNode, root string, resources []*yaml.RNode) ([]*yaml.RNode, error) {
+	objs, _, err := render(ks, root, resources, false)
+	return objs, err
+}
+
+// Traced is Render with kustomize's origin and transformer annotations
+// switched on where the kustomization does not ask for them itself
+// (injected), as the gate renders -k: a finding then names the file and
+// line an object and a value came from. Their paths are relative to the
+// Kustomization's spec.path; the caller removes them before printing.
+func Traced(ks *yaml.RNode, root string, resources []*yaml.RNode) (objs []*yaml.RNode, injected bool, err error) {
+	return render(ks, root, resources, true)
+}
+
+func render(ks *yaml.RNode, root string, resources []*yaml.RNode, trace bool) (_ []*yaml.RNode, injected bool, _ error) {
 	name := Name(ks)
 	obj, err := toUnstructured(ks)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
+		return nil, false, fmt.Errorf("reading %s: %w", name, err)
 	}
 	dir, err := sourceDir(root, str(ks, "spec", "path"))
 	if err != nil {
-		return nil, fmt.Errorf("%s: spec.path: %w", name, err)
+		return nil, false, fmt.Errorf("%s: spec.path: %w", name, err)
 	}
 	vars, substitute, err := variables(ks, resources)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fs, err := fluxfs.MakeFsOnDiskSecure(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s: opening %s: %w", name, root, err)
+		return nil, false, fmt.Errorf("%s: opening %s: %w", name, root, err)
 	}
 	manifest, kfile, _, err := fluxkustomize.NewGenerator(root, obj).GenerateManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: generating the kustomization of %s: %w", name, dir, err)
+		return nil, false, fmt.Errorf("%s: generating the kustomization of %s: %w", name, dir, err)
+	}
+	if trace {
+		if manifest, injected, err = withBuildMetadata(manifest); err != nil {
+			return nil, false, fmt.Errorf("%s: the kustomization of %s: %w", name, dir, err)
+		}
 	}
 	// The controller writes the generated kustomization.yaml into its
 	// copy of the source; the gate lays it over the checkout in memory.
 	overlay := fluxfs.MakeFsInMemory(fs)
 	if err := overlay.WriteFile(kfile, manifest); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
 	m, err := fluxkustomize.Build(overlay, dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: building %s: %w", name, dir, err)
+		return nil, false, fmt.Errorf("%s: building %s: %w", name, dir, err)
 	}
 	if substitute {
 		always := str(ks, "spec", "postBuild", "substituteStrategy") == "Always"
 		if err := substituteAll(obj, vars, always, m.Resources()); err != nil {
-			return nil, fmt.Errorf("%s: postBuild: %w", name, err)
+			return nil, false, fmt.Errorf("%s: postBuild: %w", name, err)
 		}
 	}
 	data, err := m.AsYaml()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
-	return kio.FromBytes(data)
+	objs, err := kio.FromBytes(data)
+	return objs, injected, err
+}
+
+// withBuildMetadata adds kustomize's originAnnotations and
+// transformerAnnotations to a kustomization's buildMetadata; injected is
+// false when it asked for both already.
+func withBuildMetadata(kust []byte) (_ []byte, injected bool, _ error) {
+	node, err := yaml.Parse(string(kust))
+	if err != nil {
+		return nil, false, err
+	}
+	var have []string
+	if f := node.Field("buildMetadata"); f != nil {
+		_ = f.Value.VisitElements(func(e *yaml.RNode) error {
+			have = append(have, yaml.GetValue(e))
+			return nil
+		})
+	}
+	want := slices.Clone(have)
+	for _, m := range []string{"originAnnotations", "transformerAnnotations"} {
+		if !slices.Contains(want, m) {
+			want = append(want, m)
+		}
+	}
+	if len(want) == len(have) {
+		return kust, false, nil
+	}
+	if err := node.PipeE(yaml.SetField("buildMetadata", yaml.NewListRNode(want...))); err != nil {
+		return nil, false, err
+	}
+	s, err := node.String()
+	return []byte(s), true, err
 }
 
 // sourceDir is spec.path inside the checkout; a path that leaves it is an

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzRender feeds Flux Kustomizations (untrusted input from the checkout)
-// to Render over the fleet checkout: an error or a render, never a panic,
+// to Render and Traced over the fleet checkout: an error or a render, never a panic,
 // and never a read outside the checkout. Seeds: the fleet's Kustomizations.
 func FuzzRender(f *testing.F) {
 	f.Add(fleet["clusters/prod/apps.yaml"])
@@ -21,5 +21,6 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		_, _ = Render(ks, root, cm)
+		_, _, _ = Traced(ks, root, cm) // the kustomization it generates, with buildMetadata added
 	})
 }

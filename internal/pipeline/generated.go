@@ -163,7 +163,7 @@ func (a *expander) renderFlux(ctx context.Context, u *Unit, ks *yaml.RNode) *Uni
 			return nil
 		}
 		end := stop.Doing(ctx, "rendering "+name)
-		g.Resources, g.Err = a.fluxRender(name, ks, u, at.Root)
+		g.Resources, g.injected, g.Err = a.fluxRender(name, ks, u, at.Root)
 		end()
 		if at.Label != "" {
 			g.revRoot, g.root = at.Root, a.s.in.AppsRoot
@@ -277,18 +277,25 @@ func yamlString(n *yaml.RNode, path ...string) string {
 
 // fluxRender renders a Flux Kustomization from the checkout; with
 // --no-remote its path's kustomizations must name no remote resource.
-func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit, root string) ([]*yaml.RNode, error) {
+// Origin and transformer annotations are switched on (injected), as for
+// -k: a finding names the file and line its object and value came from,
+// the directory of the render alone otherwise.
+func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit, root string) ([]*yaml.RNode, bool, error) {
+	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(yamlString(ks, "spec", "path"), "/")))
 	if a.s.o.Render.NoRemote {
-		dir := filepath.Join(root, filepath.FromSlash(yamlString(ks, "spec", "path")))
 		refs, err := render.RemoteRefs(dir)
 		if err != nil {
-			return nil, fmt.Errorf("%s: looking for remote resources: %w", name, err)
+			return nil, false, fmt.Errorf("%s: looking for remote resources: %w", name, err)
 		}
 		if len(refs) > 0 {
-			return nil, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
+			return nil, false, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
 		}
 	}
-	return flux.Render(ks, root, u.Resources)
+	objs, injected, err := flux.Traced(ks, root, u.Resources)
+	if injected {
+		render.Relativize(objs, filepath.Clean(dir))
+	}
+	return objs, injected, err
 }
 
 // joinNotes joins two info lines, either of which may be empty.

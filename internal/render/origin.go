@@ -13,7 +13,12 @@ import (
 // relativize rewrites origin and transformer annotation paths, which
 // kustomize writes relative to the top-level kustomization, to paths relative
 // to where the user ran the gate ("overlays/prod/kustomization.yaml").
-func relativize(resources []*yaml.RNode, abs, display string) {
+func relativize(resources []*yaml.RNode, abs, display string) { Relativize(resources, display) }
+
+// Relativize is relativize for a render made elsewhere (a Flux
+// Kustomization's): display is its top-level kustomization's directory as
+// the user would write it.
+func Relativize(resources []*yaml.RNode, display string) {
 	for _, r := range resources {
 		annos := r.GetAnnotations()
 		if o := annos[manifest.AnnoOrigin]; o != "" {
