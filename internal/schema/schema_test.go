@@ -248,3 +248,32 @@ func TestReaderAnnotationsNotValidated(t *testing.T) {
 		t.Errorf("an invalid annotation key of the object's own not refused: %v", got["bad-key"])
 	}
 }
+
+// A CRD that does not serve an object's version: the message says which
+// versions it serves and, for a CRD the gate carries (it may be newer
+// than the cluster's), how to check against the cluster's release.
+func TestUnservedVersionSaysWhatIsServed(t *testing.T) {
+	builtin := validate(t, Options{}, "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\nmetadata: {name: db, namespace: app}\nspec: {}\n")
+	if len(builtin) != 1 || builtin[0].Rule != RuleSchema ||
+		!strings.Contains(builtin[0].Reason, `in version "external-secrets.io/v1beta1"`) ||
+		!strings.Contains(builtin[0].Reason, "it serves v1") || !strings.Contains(builtin[0].Reason, "--crd") {
+		t.Errorf("built-in CRD:\n%s", dump(builtin))
+	}
+	gadget := strings.SplitAfter(lookupCRDs, "---\n")
+	var crd string
+	for _, d := range gadget {
+		if strings.Contains(d, "gadgets.example.com") {
+			crd = d
+		}
+	}
+	rendered := validate(t, Options{}, crd+"apiVersion: example.com/v1alpha1\nkind: Gadget\nmetadata: {name: g}\n")
+	var got []Result
+	for _, r := range rendered {
+		if r.Kind == "Gadget" {
+			got = append(got, r)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Reason, "the CRD from render does not serve it; it serves v1, v1beta1, v1beta2)") || strings.Contains(got[0].Reason, "--crd") {
+		t.Errorf("CRD in the render:\n%s", dump(got))
+	}
+}

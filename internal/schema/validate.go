@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -318,10 +319,32 @@ func (v *Validator) builtinGroup(group string) bool {
 	return false
 }
 
+// unserved says that a CRD does not serve an object's version, which
+// versions it serves, and, for a CRD the gate carries, how to check
+// against the release the cluster runs.
+func unserved(base Result, k *crdKind) string {
+	var served []string
+	for name, cv := range k.versions {
+		if cv.served {
+			served = append(served, name)
+		}
+	}
+	slices.Sort(served)
+	msg := fmt.Sprintf("no matches for kind %q in version %q (the CRD from %s does not serve it", base.Kind, base.APIVersion, k.source)
+	if len(served) > 0 {
+		msg += "; it serves " + strings.Join(served, ", ")
+	}
+	msg += ")"
+	if strings.HasPrefix(k.source, "built-in") {
+		msg += ": move the object to a served version, or, if the cluster runs an older release that still serves it, give that release's CRD with --crd (or schema.crds)"
+	}
+	return msg
+}
+
 func (v *Validator) custom(base Result, k *crdKind, version string, note func(rule, reason string) []Result) (*compiled, []Result) {
 	cv := k.versions[version]
 	if cv == nil || !cv.served {
-		return nil, note(RuleSchema, fmt.Sprintf("no matches for kind %q in version %q (the CRD from %s does not serve it)", base.Kind, base.APIVersion, k.source))
+		return nil, note(RuleSchema, unserved(base, k))
 	}
 	var notes []Result
 	if cv.deprecated {
