@@ -3,6 +3,7 @@ package helm
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,7 +45,12 @@ func (e *DependencyError) Error() string {
 // that charts/ does not hold: file:// repositories are loaded from disk, others
 // from the repository cache. What `helm dependency build` would download
 // is a *DependencyError. Subcharts are resolved the same way, recursively.
-func resolveDependencies(ch *chart.Chart, dir, cache string, root *fsbound.Root) error {
+//
+// moved records each subchart loaded from a file:// directory: the path
+// helm gives its templates under the top chart ("charts/sub",
+// "charts/sub/charts/leaf", from prefix) to the directory it was loaded
+// from, relative to the top chart's (top).
+func resolveDependencies(ch *chart.Chart, dir, cache string, root *fsbound.Root, top, prefix string, moved map[string]string) error {
 	have := map[string]bool{}
 	dirs := map[*chart.Chart]string{}
 	for _, d := range ch.Dependencies() {
@@ -59,13 +65,18 @@ func resolveDependencies(ch *chart.Chart, dir, cache string, root *fsbound.Root)
 		if err != nil {
 			return err
 		}
+		if strings.HasPrefix(d.Repository, "file://") && moved != nil {
+			if rel, err := filepath.Rel(top, subDir); err == nil {
+				moved[path.Join(prefix, "charts", sub.Name())] = filepath.ToSlash(rel)
+			}
+		}
 		ch.AddDependency(sub)
 		have[d.Name] = true
 		dirs[sub] = subDir
 	}
 	for _, sub := range ch.Dependencies() {
 		// A subchart's file:// paths are relative to its own directory.
-		if err := resolveDependencies(sub, dirs[sub], cache, root); err != nil {
+		if err := resolveDependencies(sub, dirs[sub], cache, root, top, path.Join(prefix, "charts", sub.Name()), moved); err != nil {
 			return err
 		}
 	}

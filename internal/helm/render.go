@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,13 +91,18 @@ type Document struct {
 	Source string
 	// Body is the YAML text helm printed below the Source line.
 	Body string
+	// File, when set, is the template's file relative to the chart
+	// directory where Source does not say it: a template of a subchart
+	// loaded from a file:// directory outside charts/ ("../sub/templates/x.yaml").
+	File string
 }
 
 // Template renders the chart at dir. Its output printed with Print is what
 // `helm template` prints for the same flags.
 func Template(ctx context.Context, dir string, o Options) ([]Document, error) {
 	gcfloor.Raise(gcfloor.RenderFloor) // a render's garbage (gcfloor.RenderFloor)
-	rel, err := run(ctx, dir, o)
+	moved := map[string]string{}
+	rel, err := run(ctx, dir, o, moved)
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +122,33 @@ func Template(ctx context.Context, dir string, o Options) ([]Document, error) {
 			docs = append(docs, Document{Source: h.Path, Body: h.Manifest})
 		}
 	}
+	for i := range docs {
+		docs[i].File = relocate(docs[i].Source, moved)
+	}
 	if len(docs) > o.maxObjects() {
 		return nil, &CapError{Chart: dir, What: fmt.Sprintf("%d rendered documents", len(docs)), Max: int64(o.maxObjects())}
 	}
 	return docs, nil
+}
+
+// relocate is the file a template came from, relative to the chart
+// directory, when a subchart loaded from a file:// directory holds it
+// (moved, by the longest prefix); "" when Source says where it is.
+func relocate(source string, moved map[string]string) string {
+	_, rest, ok := strings.Cut(source, "/")
+	if !ok || len(moved) == 0 {
+		return ""
+	}
+	best := ""
+	for prefix := range moved {
+		if strings.HasPrefix(rest, prefix+"/") && len(prefix) > len(best) {
+			best = prefix
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return path.Join(moved[best], strings.TrimPrefix(rest, best+"/"))
 }
 
 // Print writes documents as `helm template` does.
@@ -147,7 +176,7 @@ func Render(ctx context.Context, dir, display string, o Options) ([]*yaml.RNode,
 // run loads the chart, resolves its dependencies locally and runs helm's
 // install action in client-only dry-run mode, the code path of `helm
 // template`.
-func run(ctx context.Context, dir string, o Options) (*release.Release, error) {
+func run(ctx context.Context, dir string, o Options, moved map[string]string) (*release.Release, error) {
 	if !IsChart(dir) {
 		return nil, fmt.Errorf("rendering %s: %w", dir, ErrNotChart)
 	}
@@ -171,7 +200,7 @@ func run(ctx context.Context, dir string, o Options) (*release.Release, error) {
 	if err := installable(ch, dir); err != nil {
 		return nil, err
 	}
-	if err := resolveDependencies(ch, dir, o.RepoCache, root); err != nil {
+	if err := resolveDependencies(ch, dir, o.RepoCache, root, dir, "", moved); err != nil {
 		return nil, err
 	}
 	vals, err := mergeValues(o)

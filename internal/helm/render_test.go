@@ -252,8 +252,14 @@ func packageChart(t *testing.T, dir, name, version, cache string) {
 
 func TestFileDependency(t *testing.T) {
 	got := objects(t, "testdata/charts/file-dep", Options{})
-	if got["ServiceMonitor/release-name-metrics"] == nil {
+	sm := got["ServiceMonitor/release-name-metrics"]
+	if sm == nil {
 		t.Fatalf("file:// dependency not rendered: %v", keys(got))
+	}
+	// The template's file is where the dependency was loaded from, not
+	// charts/metrics under the chart (not there: helm names it so).
+	if a := yamlpath.Annotation(sm.YNode(), AnnoSource); a != "charts/bluegreen/charts/metrics/templates/servicemonitor.yaml" {
+		t.Errorf("source = %q, want the file:// directory's template", a)
 	}
 	if v := got["ConfigMap/release-name-settings"].GetDataMap()["interval"]; v != "30s" {
 		t.Errorf("interval = %q", v)

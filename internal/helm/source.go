@@ -81,7 +81,10 @@ func Parse(docs []Document, display string) ([]*yaml.RNode, error) {
 			if n.YNode().Kind != yaml.MappingNode {
 				return nil, fmt.Errorf("parsing %s rendered by helm: a document is not a mapping", orChart(d.Source))
 			}
-			if d.Source != "" {
+			switch {
+			case d.File != "":
+				yamlpath.SetAnnotation(n.YNode(), AnnoSource, path.Join(filepath.ToSlash(display), d.File))
+			case d.Source != "":
 				yamlpath.SetAnnotation(n.YNode(), AnnoSource, SourcePath(display, d.Source))
 			}
 			out = append(out, n)

@@ -11,10 +11,10 @@ func TestSplitManifest(t *testing.T) {
 		"---\n# Source: web/templates/b.yaml\n# a comment\nkind: Secret\n---   \n# Source: web/charts/db/templates/c.yaml\nkind: Service\n"
 	got := SplitManifest(text)
 	want := []Document{
-		{"web/templates/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a"},
-		{"web/templates/empty.yaml", ""},
-		{"web/templates/b.yaml", "# a comment\nkind: Secret"},
-		{"web/charts/db/templates/c.yaml", "kind: Service"},
+		{Source: "web/templates/a.yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a"},
+		{Source: "web/templates/empty.yaml", Body: ""},
+		{Source: "web/templates/b.yaml", Body: "# a comment\nkind: Secret"},
+		{Source: "web/charts/db/templates/c.yaml", Body: "kind: Service"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d documents %q, want %d", len(got), got, len(want))
