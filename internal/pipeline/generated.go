@@ -268,17 +268,20 @@ func yamlString(n *yaml.RNode, path ...string) string {
 }
 
 // fluxRender renders a Flux Kustomization from the checkout; with
-// --no-remote its path's kustomizations must name no remote resource.
+// --no-remote its path's kustomizations must name no remote resource,
+// and in every mode no file:// repository.
 func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit, root string) ([]*yaml.RNode, error) {
-	if a.s.o.Render.NoRemote {
-		dir := filepath.Join(root, filepath.FromSlash(yamlString(ks, "spec", "path")))
-		refs, err := render.RemoteRefs(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: looking for remote resources: %w", name, err)
-		}
-		if len(refs) > 0 {
-			return nil, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
-		}
+	dir := filepath.Join(root, filepath.FromSlash(yamlString(ks, "spec", "path")))
+	refs, err := render.RemoteRefs(dir, root)
+	switch {
+	case a.s.o.Render.NoRemote && err != nil:
+		return nil, fmt.Errorf("%s: looking for remote resources: %w", name, err)
+	case a.s.o.Render.NoRemote && len(refs) > 0:
+		return nil, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
+	}
+	// A file:// base is a read of this machine outside the checkout.
+	if err := render.CheckFileRemotes(refs); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return flux.Render(ks, root, u.Resources)
 }
