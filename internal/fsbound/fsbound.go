@@ -161,6 +161,18 @@ func (r *Root) Resolve(path string) (string, error) {
 	return r.resolveInside(path, rel)
 }
 
+// Link checks that the symlink at p (which lies in the root) leads to a
+// target inside it: an *EscapeError naming p otherwise. For a walk that
+// meets links one by one (-f DIR).
+func (r *Root) Link(p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", p, err)
+	}
+	_, err = r.follow(abs, p)
+	return err
+}
+
 // resolveInside follows the symlinks of rel (below the root), component
 // by component from the root, and names the first that leaves it.
 func (r *Root) resolveInside(path, rel string) (string, error) {
