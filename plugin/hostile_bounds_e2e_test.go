@@ -40,6 +40,23 @@ func boundCases(t *testing.T) []hostileCase {
 	must(t, os.WriteFile(filepath.Join(outside, "cluster.json"), []byte(`{"name": "leaked-from-outside"}`), 0o600))
 	testutil.WriteFiles(t, filepath.Join(outside, "lib"), map[string]string{"Chart.yaml": "apiVersion: v2\nname: lib\nversion: 0.1.0\n",
 		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-outside}\n"})
+	// A base outside the checkout whose ConfigMap holds the token, and a
+	// chart whose template reads the file beside it.
+	testutil.WriteFiles(t, outside, map[string]string{"kbase/kustomization.yaml": "resources: [cm.yaml]\n",
+		"kbase/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaked}\ndata: {token: ghp_S3cr3tT0ken}\n",
+		"charts/evil/Chart.yaml":       "apiVersion: v2\nname: evil\nversion: 0.1.0\n",
+		"charts/evil/token":            "ghp_S3cr3tT0ken\n",
+		"charts/evil/templates/p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: {{ .Files.Get \"token\" | trim | quote }}}]}\n"})
+	// leak copies the ConfigMap's token into the Pod's image (a finding
+	// would quote it); its resources name the base as base.
+	leak := "resources: [pod.yaml, base]\nreplacements:\n- source: {kind: ConfigMap, name: leaked, fieldPath: data.token}\n  targets:\n  - select: {kind: Pod, name: p}\n    fieldPaths: [spec.containers.0.image]\n"
+	leakKust := func(base string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			rel, err := filepath.Rel(filepath.Join(dir, "app"), base)
+			must(t, err)
+			testutil.WriteFiles(t, dir, map[string]string{"app/kustomization.yaml": strings.Replace(leak, "base]", filepath.ToSlash(rel)+"]", 1)})
+		}
+	}
 	chart := map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
 		"chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: files}\ndata: {leak: {{ .Files.Get \"files/leak\" | quote }}}\n"}
 	linkOut := func(link, target string) func(t *testing.T, dir string) {
@@ -93,6 +110,27 @@ func boundCases(t *testing.T) []hostileCase {
 		{name: "-k --enable-helm chart with a symlink out of it", args: []string{"check", "-k", ".", "--enable-helm"},
 			files: map[string]string{"kustomization.yaml": "helmCharts:\n- {name: web, releaseName: web}\n", "charts/web/Chart.yaml": chart["chart/Chart.yaml"], "charts/web/templates/cm.yaml": chart["chart/templates/cm.yaml"], "charts/web/values.yaml": "{}\n"},
 			setup: linkOut("charts/web/files/leak", filepath.Join(outside, "token")), code: 3, want: "is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
+		{name: "-k base through a directory symlink out of the checkout", args: []string{"check", "-k", "app"},
+			files: map[string]string{"app/kustomization.yaml": leak, "app/pod.yaml": podLatest}, setup: linkOut("app/base", filepath.Join(outside, "kbase")),
+			code: 3, want: "app/base is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
+		{name: "-k -o sarif base through a directory symlink out, LoadRestrictionsNone", args: []string{"check", "-k", "app", "-o", "sarif", "--load-restrictor", "LoadRestrictionsNone"},
+			files: map[string]string{"app/kustomization.yaml": leak, "app/pod.yaml": podLatest}, setup: linkOut("app/base", filepath.Join(outside, "kbase")),
+			code: 3, want: "app/base is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
+		{name: "-k -o json base named with ../ out of the checkout", args: []string{"check", "-k", "app", "-o", "json"},
+			files: map[string]string{"app/pod.yaml": podLatest}, setup: leakKust(filepath.Join(outside, "kbase")),
+			code: 3, want: "lies outside .", reject: "ghp_S3cr3t", stdout: true},
+		{name: "-k file:// base, LoadRestrictionsNone", args: []string{"check", "-k", "app", "--load-restrictor", "LoadRestrictionsNone"},
+			files: map[string]string{"app/kustomization.yaml": "resources: [pod.yaml, 'file://" + filepath.Join(outside, "kbase") + "']\n", "app/pod.yaml": podLatest},
+			code:  3, want: "is a file:// repository", stdout: true},
+		{name: "-k --enable-helm helmGlobals.chartHome out of the checkout", args: []string{"check", "-k", "app", "--enable-helm"},
+			files: map[string]string{"app/kustomization.yaml": "helmGlobals: {chartHome: " + filepath.Join(outside, "charts") + "}\nhelmCharts:\n- {name: evil, releaseName: x, valuesFile: values.yaml}\n", "app/values.yaml": "{}\n"},
+			code:  3, want: "helmGlobals.chartHome", reject: "ghp_S3cr3t", stdout: true},
+		{name: "Argo CD source's base out of the --apps-root checkout, LoadRestrictionsNone", args: []string{"check", "-f", "apps", "--apps-root", ".", "--load-restrictor", "LoadRestrictionsNone"},
+			files: map[string]string{"app/pod.yaml": podLatest, "apps/app.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/r.git, path: app}\n  destination: {server: https://kubernetes.default.svc, namespace: shop}\n"},
+			setup: leakKust(filepath.Join(outside, "kbase")), code: 3, want: "--apps-root checkout alone", reject: "ghp_S3cr3t", stdout: true},
+		{name: "-f DIR with a symlink out of the checkout", args: []string{"check", "-f", "d"},
+			files: map[string]string{"d/pod.yaml": podLatest}, setup: linkOut("d/z.yaml", filepath.Join(outside, "kbase", "cm.yaml")),
+			code: 3, want: "d/z.yaml is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
 		{name: "in-tree Gate policy is /dev/zero", args: []string{"check", "-k", "."},
 			files: map[string]string{"kustomization.yaml": gateKust, "pod.yaml": pinned, "gates/gate.yaml": gateHead + "{policies: [/dev/zero]}\n"}, code: 3, want: "/dev/zero lies outside", stdout: true},
 		{name: "in-tree Gate policy names a token file outside the checkout", args: []string{"check", "-k", "."},

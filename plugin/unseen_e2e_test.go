@@ -94,7 +94,9 @@ func TestE2EPodSpecPathListSyntax(t *testing.T) {
 }
 
 func TestE2EInputShapes(t *testing.T) {
+	// A repository (.git): the root -k reads its ../base in.
 	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		".git/HEAD":                  "ref: refs/heads/main\n",
 		"base/kustomization.yaml":    "resources: [web.yaml]\n",
 		"base/web.yaml":              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
 		"overlay/kustomization.yaml": "resources: [../base]\npatches: [{path: patch.yaml}]\n",

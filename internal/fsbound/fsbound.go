@@ -126,10 +126,27 @@ func within(root, p string) bool {
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
-// Inside reports whether path, as written, lies in the root.
+// Inside reports whether path, as written, lies in the root: below the
+// root as given, or below it with its symlinks resolved (the form
+// kustomize hands on, having resolved a directory's links itself).
 func (r *Root) Inside(path string) bool {
+	_, ok := r.rel(path)
+	return ok
+}
+
+// rel is path relative to the root, as written; ok is false outside it.
+func (r *Root) rel(path string) (string, bool) {
 	abs, err := filepath.Abs(path)
-	return err == nil && within(r.dir, abs)
+	if err != nil {
+		return "", false
+	}
+	for _, dir := range []string{r.dir, r.resolved} {
+		if within(dir, abs) {
+			rel, _ := filepath.Rel(dir, abs)
+			return rel, true
+		}
+	}
+	return "", false
 }
 
 // Resolve checks that path lies in the root as written and once its
@@ -137,20 +154,28 @@ func (r *Root) Inside(path string) bool {
 // leaves the root is an *EscapeError naming it (as the caller wrote the
 // path), a path outside the root an *OutsideError.
 func (r *Root) Resolve(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fmt.Errorf("resolving %s: %w", path, err)
-	}
-	if !within(r.dir, abs) {
+	rel, ok := r.rel(path)
+	if !ok {
 		return "", &OutsideError{Root: r.display, Path: path}
 	}
-	return r.resolveInside(path, abs)
+	return r.resolveInside(path, rel)
 }
 
-// resolveInside follows abs's symlinks, component by component from the
-// root, and names the first that leaves it.
-func (r *Root) resolveInside(path, abs string) (string, error) {
-	rel, _ := filepath.Rel(r.dir, abs)
+// Link checks that the symlink at p (which lies in the root) leads to a
+// target inside it: an *EscapeError naming p otherwise. For a walk that
+// meets links one by one (-f DIR).
+func (r *Root) Link(p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", p, err)
+	}
+	_, err = r.follow(abs, p)
+	return err
+}
+
+// resolveInside follows the symlinks of rel (below the root), component
+// by component from the root, and names the first that leaves it.
+func (r *Root) resolveInside(path, rel string) (string, error) {
 	cur := r.resolved
 	if rel == "." {
 		return cur, nil

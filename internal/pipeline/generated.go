@@ -276,20 +276,23 @@ func yamlString(n *yaml.RNode, path ...string) string {
 }
 
 // fluxRender renders a Flux Kustomization from the checkout; with
-// --no-remote its path's kustomizations must name no remote resource.
-// Origin and transformer annotations are switched on (injected), as for
-// -k: a finding names the file and line its object and value came from,
-// the directory of the render alone otherwise.
+// --no-remote its path's kustomizations must name no remote resource,
+// and in every mode no file:// repository. Origin and transformer
+// annotations are switched on (injected), as for -k: a finding names the
+// file and line its object and value came from, the directory of the
+// render alone otherwise.
 func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit, root string) ([]*yaml.RNode, bool, error) {
 	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(yamlString(ks, "spec", "path"), "/")))
-	if a.s.o.Render.NoRemote {
-		refs, err := render.RemoteRefs(dir)
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: looking for remote resources: %w", name, err)
-		}
-		if len(refs) > 0 {
-			return nil, false, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
-		}
+	refs, err := render.RemoteRefs(dir, root)
+	switch {
+	case a.s.o.Render.NoRemote && err != nil:
+		return nil, false, fmt.Errorf("%s: looking for remote resources: %w", name, err)
+	case a.s.o.Render.NoRemote && len(refs) > 0:
+		return nil, false, fmt.Errorf("%s: %w", name, &render.RemoteError{Dir: dir, Refs: refs})
+	}
+	// A file:// base is a read of this machine outside the checkout.
+	if err := render.CheckFileRemotes(refs); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
 	objs, injected, err := flux.Traced(ks, root, u.Resources)
 	if injected {

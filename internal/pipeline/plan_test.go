@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,8 +34,19 @@ spec:
 `
 }
 
+// repo is a temp dir that is a repository (it holds .git): the root a
+// render's reads are bounded to, bases beside the overlay included.
+func repo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func TestPlanKustomizationAndFiles(t *testing.T) {
-	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
 		"base/kustomization.yaml":          "resources: [web.yaml]\n",
 		"base/web.yaml":                    web("ghcr.io/example/web:1.0@" + digest),
 		"overlays/prod/kustomization.yaml": "namespace: shop\nresources: [../../base]\nimages: [{name: ghcr.io/example/web, newTag: '2.0'}]\n",
@@ -111,7 +123,7 @@ func TestPlanFilesOnAKustomizationIsAUsageError(t *testing.T) {
 }
 
 func TestRunBlamesTheOverlayAndNamesTheInput(t *testing.T) {
-	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
 		"base/kustomization.yaml":          "resources: [web.yaml]\n",
 		"base/web.yaml":                    web("ghcr.io/example/web:1.0@" + digest),
 		"overlays/prod/kustomization.yaml": "resources: [../../base]\npatches: [{path: patch.yaml}]\n",
@@ -197,7 +209,7 @@ spec:
   strategy:
     canary: {}
 `
-	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
 		"base/kustomization.yaml":          "resources: [rollout.yaml]\n",
 		"base/rollout.yaml":                rollout,
 		"overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: prod-\n",

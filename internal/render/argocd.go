@@ -83,6 +83,10 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 			return nil, err
 		}
 		opts.EditTop = edit
+		if s.Root != "" {
+			// Rendered from the checkout alone, as the repo-server does.
+			opts.Root, opts.Confined = s.Root, true
+		}
 		return Kustomize(s.Dir, opts)
 	}
 	resources, err := s.directoryManifests()

@@ -13,10 +13,15 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
-// writeTree writes files (path → content) under a temp dir.
+// writeTree writes files (path → content) under a temp dir that is a
+// repository (it holds .git): the root a render is bounded to.
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	return testutil.WriteFiles(t, t.TempDir(), files)
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return testutil.WriteFiles(t, dir, files)
 }
 
 const webDeployment = `apiVersion: apps/v1

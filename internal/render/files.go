@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
@@ -236,8 +238,15 @@ func kustomizationInput(file, dir string) error {
 // directories (.hidden.yaml, .dot/pod.yaml): kubectl applies them, so the
 // gate judges them. Extensions are matched case-insensitively, which reads
 // a .YAML file kubectl would skip: more judged, never less.
+//
+// A symlink the walk meets (the directory itself is the caller's) must
+// lead inside the repository holding dir (fsbound.For): one whose target
+// leaves it is an *fsbound.EscapeError naming it, and nothing is read, as
+// a pull request adds such links. Links that stay inside (a ConfigMap
+// mount's ..data) are read as the files they name.
 func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error) {
 	var files []string
+	var bound *fsbound.Root
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -260,6 +269,16 @@ func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".yaml", ".yml", ".json":
+			if d.Type()&fs.ModeSymlink != 0 {
+				if bound == nil {
+					if bound, err = fsbound.New(shown(fsbound.For(dir)), 0); err != nil {
+						return err
+					}
+				}
+				if err := bound.Link(p); err != nil {
+					return err
+				}
+			}
 			files = append(files, p)
 		}
 		return nil

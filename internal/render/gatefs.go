@@ -118,7 +118,7 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 			}
 			if g.noRemote {
 				// What the edit added was not in the file RemoteRefs read.
-				refs, err := editedRemoteRefs(node, filepath.Dir(path), g.display, g.rel(path)+" (as the Application's kustomize overrides edit it)")
+				refs, err := editedRemoteRefs(node, filepath.Dir(path), g.display, g.rel(path)+" (as the Application's kustomize overrides edit it)", func(p string) bool { return g.bound.check(p) == nil })
 				if err != nil {
 					return nil, err
 				}
@@ -128,6 +128,13 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 			}
 		}
 		changed = true
+	}
+	// Entries as kustomize will follow them (after the edit above).
+	if err := fileRemoteEntries(node, g.rel(path)); err != nil {
+		return nil, err
+	}
+	if err := g.checkChartHome(node, path); err != nil {
+		return nil, err
 	}
 	if !changed {
 		return data, nil
@@ -199,13 +206,16 @@ func (g *gateFS) recordSkippedExec(node *yaml.RNode, path string) {
 // directory entry names, relative to dir; shown is how to name it.
 func (g *gateFS) recordExecAt(dir, entry, shown, where string, seen map[string]bool) {
 	p := filepath.Join(dir, entry)
+	if g.bound.check(p) != nil {
+		return // kustomize meets it, and the boundary refuses it by name
+	}
 	if st, err := os.Stat(p); err == nil && st.IsDir() {
 		if seen[p] {
 			return
 		}
 		seen[p] = true
 		file, _ := kustomizationFile(p)
-		if file == "" {
+		if file == "" || g.bound.check(file) != nil {
 			return
 		}
 		k, err := readKustomization(file, file)
@@ -355,17 +365,22 @@ func (g *gateFS) readEntry(dir, entry string) ([]byte, error) {
 	if !g.FileSystem.Exists(path) {
 		return nil, nil
 	}
-	d, f, err := g.FileSystem.CleanedAbs(path)
+	// Resolved as kustomize's restrictor does (the disk's CleanedAbs,
+	// which opens nothing); the boundary judges the path before a read.
+	d, f, err := g.bound.FileSystem.CleanedAbs(path)
 	if err != nil || f == "" {
 		return nil, nil // a directory or unresolvable: kustomize reports it
 	}
-	root, _, rerr := g.FileSystem.CleanedAbs(dir)
+	root, _, rerr := g.bound.FileSystem.CleanedAbs(dir)
 	if !g.restrictNone && (rerr != nil || !d.HasPrefix(root)) {
 		return nil, &config.UsageError{Where: entry, Err: fmt.Errorf("file is not in or below %s (kustomize's load restrictor refuses it)", dir)}
 	}
 	resolved := d.Join(f)
 	if fi, err := os.Stat(resolved); err != nil || !fi.Mode().IsRegular() {
 		return nil, &config.UsageError{Where: entry, Err: fmt.Errorf("%s is not a regular file", resolved)}
+	}
+	if err := g.bound.check(path); err != nil {
+		return nil, g.bound.refused(err)
 	}
 	fh, err := os.Open(resolved)
 	if err != nil {
@@ -432,4 +447,59 @@ func (g *gateFS) recordImages(path string, node *yaml.RNode) {
 		g.images = map[string][]string{}
 	}
 	g.images[g.rel(path)] = repos
+}
+
+// checkChartHome refuses a kustomization whose helmCharts: would render a
+// chart from a home outside the boundary (helmGlobals.chartHome, or the
+// chartHome of a HelmChartInflationGenerator it lists under generators:):
+// the chart is read by the helm command kustomize runs, not through the
+// boundary, and its templates' .Files.Get would read what lies beside it.
+// kustomize resolves a relative chart home against the kustomization's
+// directory; its default (charts) lies there. Outside reads allowed
+// (--load-restrictor LoadRestrictionsNone), kustomize's own rule holds.
+func (g *gateFS) checkChartHome(node *yaml.RNode, path string) error {
+	dir := filepath.Dir(path)
+	check := func(where, home string) error {
+		if home == "" {
+			return nil
+		}
+		p := home
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, filepath.FromSlash(p))
+		}
+		if err := g.bound.check(p); err != nil {
+			return fmt.Errorf("%s: %s %s: %w", g.rel(path), where, home, g.bound.explain(err))
+		}
+		return nil
+	}
+	if charts := node.Field("helmCharts"); charts != nil && len(charts.Value.Content()) > 0 {
+		if err := check("helmGlobals.chartHome", yamlpath.String(node.YNode(), "helmGlobals.chartHome")); err != nil {
+			return err
+		}
+	}
+	gens := node.Field("generators")
+	if gens == nil || gens.Value.YNode().Kind != yaml.SequenceNode {
+		return nil
+	}
+	for _, e := range gens.Value.YNode().Content {
+		fns, ok := inlineEntry(e.Value)
+		if !ok {
+			data, err := g.readEntry(dir, e.Value)
+			if err != nil || data == nil {
+				continue // kustomize resolves (or refuses) it
+			}
+			if fns, err = kio.FromBytes(data); err != nil {
+				continue // kustomize reports its own parse error
+			}
+		}
+		for _, fn := range fns {
+			if fn.GetKind() != "HelmChartInflationGenerator" {
+				continue
+			}
+			if err := check("generators: "+e.Value+": chartHome", yamlpath.String(fn.YNode(), "chartHome")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -40,6 +40,11 @@ type Options struct {
 	// (--max-input-bytes; 0: fsbound.DefaultMaxFileBytes).
 	Root         string
 	MaxFileBytes int64
+	// Confined refuses every read outside Root, LoadRestrictorNone or
+	// not: an Argo CD or Flux source under --apps-root is rendered from
+	// that checkout alone. Without it a read outside the root is refused
+	// unless LoadRestrictorNone.
+	Confined bool
 	// NoRemote is --no-remote (spec.render.remote: deny): a kustomization
 	// that names a remote resource is refused before anything is fetched
 	// (RemoteRefs).
@@ -104,21 +109,29 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", dir, err)
 	}
-	remote, err := RemoteRefs(dir)
+	bound, err := newBoundFS(abs, boundOptions{root: opts.Root, maxFileBytes: opts.MaxFileBytes,
+		outside: opts.LoadRestrictorNone && !opts.Confined, confined: opts.Confined})
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", dir, err)
+	}
+	// The walk reads no kustomization the boundary refuses: kustomize
+	// meets it and the boundary names it.
+	remote, err := remoteRefs(dir, func(p string) bool { return bound.check(p) == nil })
 	switch {
 	case opts.NoRemote && err != nil:
 		return nil, fmt.Errorf("rendering %s: looking for remote resources: %w", dir, err)
 	case opts.NoRemote && len(remote) > 0:
 		return nil, &RemoteError{Dir: dir, Refs: remote}
-	}
-	bound, err := newBoundFS(abs, opts.Root, opts.MaxFileBytes)
-	if err != nil {
-		return nil, fmt.Errorf("rendering %s: %w", dir, err)
+	case len(remote) > 0:
+		bound.allowClones()
 	}
 	fs := &gateFS{FileSystem: bound, bound: bound, top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone,
 		execOff: opts.EnableAlphaPlugins && !opts.EnableExec, noRemote: opts.NoRemote}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)
+	if err := bound.Err(); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", dir, err)
+	}
 	if fs.err != nil {
 		return nil, fs.err
 	}

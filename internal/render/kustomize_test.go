@@ -20,9 +20,15 @@ const gateYAML = "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Gate\nmetadata: {
 const pinYAML = "apiVersion: kubectl-gate.dev/v1alpha1\nkind: Pin\nmetadata: {name: p}\n"
 
 // tree writes files under a temp dir and returns it.
+// tree writes files into a repository (a directory holding .git): the
+// root a render's reads are bounded to (fsbound.For).
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	return testutil.WriteFiles(t, t.TempDir(), files)
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return testutil.WriteFiles(t, dir, files)
 }
 
 var baseFiles = map[string]string{

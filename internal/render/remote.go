@@ -9,6 +9,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 )
 
 // Remote resources (--no-remote, spec.render.remote: deny). kustomize's
@@ -56,8 +58,22 @@ const maxKustomizationBytes = 4 << 20
 // of the local kustomizations it reaches. An entry is remote when it
 // starts as a URL or repository does, or when it is no local path and
 // reads as host/path (kustomize would clone it).
-func RemoteRefs(dir string) ([]RemoteRef, error) {
-	w := &remoteWalk{seen: map[string]bool{}}
+// Only kustomizations inside root (fsbound.Root.Resolve: as written and
+// with their symlinks followed) are read.
+func RemoteRefs(dir, root string) ([]RemoteRef, error) {
+	r, err := fsbound.New(root, maxKustomizationBytes)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	return remoteRefs(dir, func(p string) bool {
+		_, err := r.Resolve(p)
+		return err == nil
+	})
+}
+
+// remoteRefs is RemoteRefs reading what readable allows.
+func remoteRefs(dir string, readable func(string) bool) ([]RemoteRef, error) {
+	w := &remoteWalk{seen: map[string]bool{}, readable: readable}
 	if err := w.walk(dir, dir); err != nil {
 		return nil, err
 	}
@@ -67,6 +83,10 @@ func RemoteRefs(dir string) ([]RemoteRef, error) {
 type remoteWalk struct {
 	seen map[string]bool
 	refs []RemoteRef
+	// readable says whether a directory or kustomization file may be
+	// read (the render's boundary); one it refuses is not walked, and the
+	// render refuses it by name.
+	readable func(string) bool
 }
 
 func (w *remoteWalk) walk(dir, display string) error {
@@ -78,8 +98,11 @@ func (w *remoteWalk) walk(dir, display string) error {
 		return nil
 	}
 	w.seen[abs] = true
+	if !w.readable(abs) {
+		return nil
+	}
 	file, name := kustomizationFile(abs)
-	if file == "" {
+	if file == "" || !w.readable(file) {
 		return nil // a directory of plain files, or a file: nothing remote
 	}
 	shown := filepath.Join(display, name)
@@ -130,12 +153,12 @@ func (w *remoteWalk) entries(k *yaml.RNode, abs, display, shown string) error {
 // editedRemoteRefs is RemoteRefs for a top-level kustomization as edited
 // before the build (an Argo CD Application's kustomize overrides may add
 // components, remote or local, that the file on disk does not name).
-func editedRemoteRefs(k *yaml.RNode, dir, display, shown string) ([]RemoteRef, error) {
+func editedRemoteRefs(k *yaml.RNode, dir, display, shown string, readable func(string) bool) ([]RemoteRef, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", display, err)
 	}
-	w := &remoteWalk{seen: map[string]bool{abs: true}}
+	w := &remoteWalk{seen: map[string]bool{abs: true}, readable: readable}
 	if err := w.entries(k, abs, display, shown); err != nil {
 		return nil, err
 	}
@@ -199,4 +222,52 @@ func readKustomization(path, shown string) (*yaml.RNode, error) {
 		return nil, fmt.Errorf("reading %s: %w", shown, err)
 	}
 	return k, nil
+}
+
+// FileRemoteError is a kustomization entry naming a file:// repository:
+// kustomize would have git clone it from this machine, a read outside
+// the checkout that no load restrictor judges. It is refused in every
+// mode, before anything is cloned.
+type FileRemoteError struct {
+	Ref RemoteRef
+}
+
+func (e *FileRemoteError) Error() string {
+	return fmt.Sprintf("%s is a file:// repository: git would read it from this machine, outside the checkout; nothing was cloned (vendor it into the repository, or name it by https)", e.Ref)
+}
+
+// isFileRemote: kustomize clones the entry from a local path (file://,
+// after the git:: prefix it strips).
+func isFileRemote(entry string) bool {
+	lower := strings.ToLower(entry)
+	lower = strings.TrimPrefix(lower, "git::")
+	return strings.HasPrefix(lower, "file://")
+}
+
+// CheckFileRemotes returns a *FileRemoteError for the first ref that
+// names a file:// repository.
+func CheckFileRemotes(refs []RemoteRef) error {
+	for _, r := range refs {
+		if isFileRemote(r.Entry) {
+			return &FileRemoteError{Ref: r}
+		}
+	}
+	return nil
+}
+
+// fileRemoteEntries returns a *FileRemoteError for the first entry of the
+// kustomization k (read from shown) that names a file:// repository.
+func fileRemoteEntries(k *yaml.RNode, shown string) error {
+	for _, field := range []string{"resources", "components", "bases", "generators", "transformers", "validators"} {
+		entries, err := k.Pipe(yaml.Lookup(field))
+		if err != nil || entries == nil || entries.YNode().Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, e := range entries.YNode().Content {
+			if e.Kind == yaml.ScalarNode && isFileRemote(e.Value) {
+				return &FileRemoteError{Ref: RemoteRef{Kustomization: shown, Field: field, Entry: e.Value}}
+			}
+		}
+	}
+	return nil
 }

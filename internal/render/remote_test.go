@@ -26,7 +26,7 @@ func TestRemoteRefs(t *testing.T) {
 		"comp/kustomization.yaml":         "kind: Component\nresources:\n- github.com/org/repo//deploy?ref=v1\n- gitlab.example.com/org/repo//x\n",
 		"base/kustomization.yaml":         "resources: [cm.yaml]\nbases: ['git::https://example.com/r.git']\n",
 	}))
-	refs, err := RemoteRefs(filepath.Join(dir, "overlay"))
+	refs, err := RemoteRefs(filepath.Join(dir, "overlay"), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
