@@ -423,7 +423,25 @@ func unicodeBreaks(c []byte) bool {
 // YAML reader's, which also counts NEL, LS and PS: a finding on a line
 // after one of them named the line below its own.
 func fileLines(docs []*yaml.RNode, c []byte) {
-	real := []int{0, 1} // real[reader's line] = the file's line
+	real := realLines(c)
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Line > 0 && n.Line < len(real) {
+			n.Line = real[n.Line]
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	for _, d := range docs {
+		walk(d.YNode())
+	}
+}
+
+// realLines maps the YAML reader's lines of c to the file's:
+// real[reader's line] = the file's line.
+func realLines(c []byte) []int {
+	real := []int{0, 1}
 	line := 1
 	for i := 0; i < len(c); i++ {
 		switch {
@@ -438,18 +456,7 @@ func fileLines(docs []*yaml.RNode, c []byte) {
 		}
 		real = append(real, line)
 	}
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Line > 0 && n.Line < len(real) {
-			n.Line = real[n.Line]
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
-	}
-	for _, d := range docs {
-		walk(d.YNode())
-	}
+	return real
 }
 
 func shiftLines(n *yaml.Node, offset int) {
