@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -247,6 +248,9 @@ type chunk struct {
 // chunks before it have counted theirs, its objects are annotated and
 // each is told of them (teller).
 func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
+	if err := invalidUTF8(data); err != nil {
+		return nil, readError(path, err, 0, false)
+	}
 	parts := [][]byte{data}
 	switch {
 	case each != nil && len(data) > eachChunkBytes:
@@ -295,6 +299,26 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 		}
 	}
 	return chunks, nil
+}
+
+// invalidUTF8 refuses a stream that is not UTF-8 where the YAML reader
+// would, naming the line, before it is cut in chunks: the reader reads
+// ahead of the token it parses, so a stream read whole failed on a bad
+// byte in a later document, and the same stream read in chunks on a
+// syntax error before it. Data in UTF-16 (a byte order mark first) is the
+// reader's to decode.
+func invalidUTF8(data []byte) error {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return nil
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Errorf("yaml: line %d: invalid UTF-8 (byte 0x%02x)", bytes.Count(data[:i], []byte("\n"))+1, data[i])
+		}
+		i += n
+	}
+	return nil
 }
 
 // yamlLine is the line a YAML reader's error names, in its chunk.

@@ -122,13 +122,14 @@ apiVersion: v1
 kind: ConfigMap
 metadata: *meta
 `, "unknown anchor"},
-	"bare sequence":               {"- a\n", "a list, not a Kubernetes object"},
-	"scalar":                      {"hello\n", "a scalar"},
-	"no kind":                     {"foo: bar\n", "no apiVersion and kind"},
-	"alias to nothing":            {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
-	"merge of a scalar":           {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
-	"merge of an alias of a list": {"apiVersion: v1\nkind: ConfigMap\nx: &s [{a: b}]\nmetadata: {name: a, <<: *s}\n", "an alias of a list"},
-	"recursive alias":             {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
+	"bare sequence":                      {"- a\n", "a list, not a Kubernetes object"},
+	"scalar":                             {"hello\n", "a scalar"},
+	"no kind":                            {"foo: bar\n", "no apiVersion and kind"},
+	"alias to nothing":                   {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
+	"merge of a scalar":                  {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
+	"invalid UTF-8 after a syntax error": {"apiVersion: v1\nkind: ConfigMap\nmetadata {name: a}\n---\napiVersion: v1\nkind: Co\x87fiaMap\n", "line 6: invalid UTF-8 (byte 0x87)"},
+	"merge of an alias of a list":        {"apiVersion: v1\nkind: ConfigMap\nx: &s [{a: b}]\nmetadata: {name: a, <<: *s}\n", "an alias of a list"},
+	"recursive alias":                    {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
 	"billion laughs": {`apiVersion: v1
 kind: ConfigMap
 a: &a ["x","x","x","x","x","x","x","x","x","x"]
