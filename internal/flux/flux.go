@@ -18,6 +18,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,9 +26,13 @@ import (
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	fluxfs "github.com/fluxcd/pkg/kustomize/filesys"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
 // API groups of the Flux objects the gate reads.
@@ -142,9 +147,15 @@ func render(ks *yaml.RNode, root string, resources []*yaml.RNode, trace bool) (_
 	if err != nil {
 		return nil, false, err
 	}
-	fs, err := fluxfs.MakeFsOnDiskSecure(root)
+	disk, err := fluxfs.MakeFsOnDiskSecure(root)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: opening %s: %w", name, root, err)
+	}
+	fs := aliasChecked{disk}
+	// The generator reads the files it lists with kustomize's reader on a
+	// filesystem of its own: they are checked first.
+	if err := checkScanned(fs, dir); err != nil {
+		return nil, fmt.Errorf("%s: generating the kustomization of %s: %w", name, dir, err)
 	}
 	manifest, kfile, _, err := fluxkustomize.NewGenerator(root, obj).GenerateManifest(dir)
 	if err != nil {
@@ -208,6 +219,64 @@ func withBuildMetadata(kust []byte) (_ []byte, injected bool, _ error) {
 	}
 	s, err := node.String()
 	return []byte(s), true, err
+}
+
+// aliasChecked is the checkout as the Flux build reads it: a YAML file
+// with an alias kustomize's reader cannot expand (an alias inside its own
+// anchor, or a "billion laughs") is refused by name, as the gate's -k
+// filesystem refuses it (stream.CheckAliases): kyaml would recurse until
+// the stack overflows, or expand without bound.
+type aliasChecked struct {
+	filesys.FileSystem
+}
+
+// ReadFile reads path, refusing aliases kustomize cannot expand.
+func (c aliasChecked) ReadFile(path string) ([]byte, error) {
+	data, err := c.FileSystem.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := stream.CheckAliases(data); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// checkScanned reads through fs what Flux's generator reads with kyaml
+// when dir has no kustomization (kustomize_generator.go scanManifests):
+// every .yaml and .yml file below dir, but not below a directory that has
+// a kustomization (the build reads that one, through fs). With a
+// kustomization in dir, the generator reads only it, with go-yaml v2,
+// which refuses such aliases itself; the build reads it again through fs.
+func checkScanned(fs filesys.FileSystem, dir string) error {
+	if hasKustomization(fs, dir) {
+		return nil
+	}
+	return fs.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		if info.IsDir() {
+			if hasKustomization(fs, path) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		_, err = fs.ReadFile(path)
+		return err
+	})
+}
+
+func hasKustomization(fs filesys.FileSystem, dir string) bool {
+	for _, k := range konfig.RecognizedKustomizationFileNames() {
+		if p := filepath.Join(dir, k); fs.Exists(p) && !fs.IsDir(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceDir is spec.path inside the checkout; a path that leaves it is an

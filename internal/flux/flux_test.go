@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -245,5 +246,52 @@ func TestSubstituteStrategyAlways(t *testing.T) {
 		if v := str(got[0], "data", "replicas"); v != want {
 			t.Errorf("substituteStrategy %q: replicas = %q, want %q", strategy, v, want)
 		}
+	}
+}
+
+// TestAliasesRefused: a file the Flux build reads (a resource of the
+// path's kustomization, or a manifest the generator lists where there is
+// none) with an alias inside its own anchor, or aliases that expand
+// without bound, is refused by name, as -k refuses it: kyaml's reader
+// overflowed the stack (the gate died with a runtime trace) or expanded a
+// billion laughs for a minute and 8 GB. An ordinary alias renders.
+func TestAliasesRefused(t *testing.T) {
+	const cycle = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: &a {b: [*a]}\n"
+	laughs := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a0: &a0 [lol]\n"
+	for i := 1; i <= 9; i++ {
+		laughs += "  a" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [" + strings.Repeat("*a"+string(rune('0'+i-1))+", ", 8) + "*a" + string(rune('0'+i-1)) + "]\n"
+	}
+	const ordinary = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, labels: {app: &n web}}\ndata: {app: *n}\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"a resource of the kustomization", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n", "app/cm.yaml": cycle}, "cm.yaml: document 1 (counting from 1): line 4: alias *a is inside"},
+		{"a manifest the generator lists", map[string]string{"app/cm.yaml": cycle}, "cm.yaml: document 1 (counting from 1): line 4: alias *a is inside"},
+		{"a manifest below the path", map[string]string{"app/sub/cm.yaml": laughs}, "excessive aliasing"},
+		{"a base's resource", map[string]string{"app/kustomization.yaml": "resources: [base]\n", "app/base/kustomization.yaml": "resources: [cm.yaml]\n", "app/base/cm.yaml": laughs}, "excessive aliasing"},
+		{"a patch", map[string]string{"app/kustomization.yaml": "resources: [ok.yaml]\npatches: [{path: p.yaml}]\n", "app/ok.yaml": ordinary, "app/p.yaml": cycle}, "p.yaml: document 1 (counting from 1): line 4: alias *a is inside"},
+		{"an ordinary alias in a listed manifest", map[string]string{"app/ok.yaml": ordinary}, ""},
+		{"an ordinary alias in a resource", map[string]string{"app/kustomization.yaml": "resources: [ok.yaml]\n", "app/ok.yaml": ordinary}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := testutil.WriteFiles(t, t.TempDir(), c.files)
+			ks, _ := yaml.Parse("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: app, namespace: flux-system}\nspec: {path: ./app, sourceRef: {kind: GitRepository, name: flux-system}}\n")
+			start := time.Now()
+			got, err := Render(ks, root, nil)
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("took %v", took)
+			}
+			if c.want == "" {
+				if err != nil || len(got) != 1 || str(got[0], "data", "app") != "web" {
+					t.Fatalf("%d objects, %v", len(got), err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error with %q", err, c.want)
+			}
+		})
 	}
 }

@@ -93,7 +93,12 @@ func TestRecursiveAliasesRefused(t *testing.T) {
 		{"JSON resource cycle", "resources: [cm.json]\n", "cm.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":&d {"a":*d}}`, "alias *d is inside"},
 		{"patch cycle", "resources: [base.yaml]\npatches: [{path: cm.yaml}]\n", "cm.yaml", cycle, "alias *m is inside"},
 		{"kustomization cycle", "resources: &r [base.yaml]\nlabels: [{pairs: *r}]\nx: &k {y: *k}\n", "", "", "alias *k is inside"},
+		// go-yaml breaks lines at LINE SEPARATOR and NEL too: a node starts
+		// after one (an alias there slipped past the check).
+		{"resource cycle after a LINE SEPARATOR", "resources: [cm.yaml]\n", "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: &a {b: [\u2028*a]}\n", "cm.yaml: document 1 (counting from 1): line 4: alias *a is inside"},
+		{"resource laughs after NELs", "resources: [cm.yaml]\n", "cm.yaml", strings.NewReplacer(" *", "\u0085*", "[*", "[\u0085*").Replace(laughs), "cm.yaml: document 1 (counting from 1): excessive aliasing"},
 		{"ordinary alias", "resources: [cm.yaml]\n", "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n c\n  labels: {app: *n}\n", ""},
+		{"ordinary alias after a LINE SEPARATOR", "resources: [cm.yaml]\n", "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n c\n  labels: {app: [\u2028*n]}\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -36,6 +36,13 @@ func CheckAliases(data []byte) error {
 		}
 		a.limit = written + maxExpanded
 		size, err := a.of(&n, 0)
+		if err != nil && unicodeBreaks(data) {
+			// The reader's lines count NEL, LS and PS as breaks; the
+			// error names the file's.
+			fileLines([]*yaml.RNode{yaml.NewRNode(&n)}, data)
+			a.size = map[*yaml.Node]int{}
+			_, err = a.of(&n, 0)
+		}
 		if err != nil {
 			return fmt.Errorf("document %d (counting from 1): %w", doc, err)
 		}
@@ -46,14 +53,22 @@ func CheckAliases(data []byte) error {
 }
 
 // mayHold reports whether data may hold an alias (c '*') or an anchor
-// (c '&'): the indicator where a node can start (the start of the data or
-// of a line, after a space, a tab, "[", "{", ",", a ":" right after a
-// JSON-like key ({"a":*x}), or a byte order mark), followed by a name.
-// Inside a quoted string "a *b" counts too: it only decides whether to
-// parse.
+// (c '&') as go-yaml's scanner reads it: the indicator where a token can
+// start, followed by a name. A token starts at the start of the data,
+// after a blank or a line break (yamlprivateh.go is_blank and is_break: a
+// space, a tab, "\n", "\r", and NEL, LINE SEPARATOR and PARAGRAPH
+// SEPARATOR, which a LINE SEPARATOR before *a made invisible here), a byte
+// order mark, or an indicator that needs no blank after it: "[", "{", ",",
+// "]", "}", a ":" or a "?" in a flow collection ({"a":*x}, {?*x : y}).
+// Data in UTF-16 (a byte order mark first), which the scanner reads too,
+// is always parsed. Inside a quoted string "a *b" counts too: it only
+// decides whether to parse.
 func mayHold(data []byte, c byte) bool {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return true
+	}
 	for i := bytes.IndexByte(data, c); i >= 0; {
-		if i+1 < len(data) && (i == 0 || bytes.IndexByte([]byte(" \t\n\r[{,:\xbf"), data[i-1]) >= 0) &&
+		if i+1 < len(data) && tokenMayStart(data, i) &&
 			bytes.IndexByte([]byte(" \t\n\r,[]{}"), data[i+1]) < 0 {
 			return true
 		}
@@ -62,6 +77,25 @@ func mayHold(data []byte, c byte) bool {
 			return false
 		}
 		i += 1 + j
+	}
+	return false
+}
+
+// bom is UTF-8's byte order mark.
+var bom = []byte("\ufeff")
+
+// tokenMayStart reports whether go-yaml's scanner may start a token at
+// data[i] (see mayHold).
+func tokenMayStart(data []byte, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch data[i-1] {
+	case ' ', '\t', '\n', '\r', '[', '{', ',', ']', '}', ':', '?':
+		return true
+	case 0x85, 0xa8, 0xa9, 0xbf: // the last byte of NEL, LS, PS or a BOM
+		before := data[:i]
+		return bytes.HasSuffix(before, nel) || bytes.HasSuffix(before, ls) || bytes.HasSuffix(before, ps) || bytes.HasSuffix(before, bom)
 	}
 	return false
 }

@@ -1,10 +1,12 @@
 package stream
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
@@ -19,6 +21,24 @@ var aliasRefused = map[string]struct{ in, want string }{
 	"billion laughs":    {laughs(9, 9), "excessive aliasing"},
 	"JSON-like keys":    {`{"apiVersion":"v1","kind":"ConfigMap","metadata":&m {"name":"c","labels":*m}}`, "alias *m is inside"},
 	"after a BOM":       {"\ufeff&m {a: *m}\n", "alias *m is inside"},
+	// go-yaml's scanner breaks lines at NEL, LINE SEPARATOR and PARAGRAPH
+	// SEPARATOR too (is_break): a node starts after one.
+	"after a LINE SEPARATOR":     {"a: &a {b: [\u2028*a]}\n", "line 1: alias *a is inside the node its anchor &a names (line 1)"},
+	"after a NEL":                {"a: &a {b: [\u0085*a]}\n", "alias *a is inside"},
+	"after PARAGRAPH SEPARATORs": {"a: [\u2029&a {b: [\u2029*a]}]\n", "alias *a is inside"},
+	"LINE SEPARATOR laughs":      {strings.NewReplacer(" *", "\u2028*", "[*", "[\u2028*").Replace(laughs(9, 9)), "excessive aliasing"},
+	"after a flow ?":             {"{&a x: 1, b: &c {?*c : y}}\n", "alias *c is inside"},
+	"UTF-16":                     {utf16LE("a: &a {b: *a}\n"), "alias *a is inside"},
+}
+
+// utf16LE is s in UTF-16, little-endian, after a byte order mark: go-yaml
+// (and so kustomize) reads it.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, r := range utf16.Encode([]rune(s)) {
+		b = binary.LittleEndian.AppendUint16(b, r)
+	}
+	return string(b)
 }
 
 // laughs is a "billion laughs" stream: levels anchors, each a list of
@@ -167,6 +187,15 @@ func TestMayHold(t *testing.T) {
 		{`{"a":*x}`, '*', true},
 		{`{"a":&x 1}`, '&', true},
 		{"\ufeff&x 1\n", '&', true},
+		{"a: [\u2028*x]\n", '*', true},
+		{"a: [\u0085*x]\n", '*', true},
+		{"a:\u2029&x 1\n", '&', true},
+		{"{?*x : y}\n", '*', true},
+		{"{a: b}&x c\n", '&', true},
+		{utf16LE("a: *x\n"), '*', true},
+		{"a: é*x\n", '*', false}, // é ends in 0xa9, as PARAGRAPH SEPARATOR does
+		{"a: ¿*x\n", '*', false}, // ¿ ends in 0xbf, as a BOM does
+		{"a: b?*x\n", '*', true}, // a ? in a plain scalar: parsed, harmless
 		{"cron: \"*/5 1 * * 1\"\n", '*', false},
 		{"cron: \"*/5 * * * *\"\n", '*', true}, // "*\"" could be an alias of an anchor named \"
 		{"q: a&b\n", '&', false},

@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 	for _, c := range refuse {
 		f.Add([]byte(c[0]))
 	}
+	for _, c := range mergeCases {
+		f.Add([]byte(mergeDoc(c.data)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := Parse(data, "fuzz.yaml")
 		if err != nil {

@@ -15,10 +15,11 @@ const maxExpanded = 200_000
 const maxDepth = 1000
 
 // Normalize rewrites one document's node tree to what kubectl decodes:
-// aliases replaced by copies of their anchors, merge keys applied (keys
-// written in the mapping win over merged ones; among merged mappings the
-// first wins, as YAML 1.1 says), anchors dropped. A key written twice in
-// one mapping is an error, as in kubectl's strict decoding and kustomize.
+// aliases replaced by copies of their anchors, merge keys applied where
+// they stand, as kubectl's go-yaml v2 applies them ([applyMerges]: a later
+// pair overwrites an earlier one, merged or written), anchors dropped. A
+// key written twice in one mapping is an error, as in kubectl's strict
+// decoding and kustomize.
 //
 // An alias may only name an anchor of its own document: kubectl converts
 // each document on its own, while a YAML stream decoder keeps anchors
@@ -73,51 +74,107 @@ func (w *walk) resolved(c *yaml.Node, depth int) (*yaml.Node, error) {
 }
 
 func (w *walk) normalizeMapping(n *yaml.Node, depth int) error {
-	var merged [][]*yaml.Node // key/value pairs from merge keys, in order
-	explicit := make([]*yaml.Node, 0, len(n.Content))
+	var merges []int // indexes in n.Content of the merge keys, if any
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == yaml.AliasNode {
+		// A merge key is a "<<" written as such: an alias of a "<<" scalar
+		// is a key named "<<" (go-yaml v2 isMerge looks at the key node).
+		if isMergeKey(k) {
+			merges = append(merges, i)
+			// go-yaml v2 merge: an alias must name a mapping; a list of
+			// mappings is written in place.
+			if v.Kind == yaml.AliasNode && v.Alias != nil && v.Alias.Kind != yaml.MappingNode {
+				return fmt.Errorf("line %d: a merge key takes a mapping or a list of mappings, got an alias of a %s", k.Line, kindName(v.Alias))
+			}
+		} else if k.Kind == yaml.AliasNode {
 			r, err := w.resolved(k, depth)
 			if err != nil {
 				return err
 			}
-			k = r
+			if isMergeKey(r) {
+				// A key named "<<" (kubectl's too), written back quoted
+				// (pin): written plain it would be a merge key.
+				r.Tag, r.Style = "!!str", yaml.DoubleQuotedStyle
+			}
+			n.Content[i] = r
 		}
 		v, err := w.resolved(v, depth)
 		if err != nil {
 			return err
 		}
-		if isMergeKey(k) {
-			pairs, err := mergeSources(v, k.Line)
-			if err != nil {
-				return err
-			}
-			merged = append(merged, pairs...)
-			continue
-		}
-		explicit = append(explicit, k, v)
+		n.Content[i+1] = v
 	}
-	if err := checkDuplicates(explicit); err != nil {
-		return err
+	if merges == nil {
+		return checkDuplicates(n.Content)
 	}
-	n.Content = applyMerges(explicit, merged)
-	return nil
+	return applyMerges(n, merges)
 }
 
 func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!!merge" || k.Tag == "tag:yaml.org,2002:merge")
 }
 
-// mergeSources returns the key/value lists a merge key's value brings: a
-// mapping, or a sequence of mappings (already normalized).
+// applyMerges rewrites a mapping holding merge keys (at merges) to the
+// mapping kubectl decodes, as go-yaml v2 does (decode.go mapping and
+// merge, which sigs.k8s.io/yaml calls): the pairs are set in the order they
+// are written, each overwriting a key set before it; a merge key sets the
+// pairs of its mapping where it stands, so it overwrites the keys written
+// before it and the keys written after it overwrite it; of a list of
+// mappings the last is set first, so the first wins. (The YAML 1.1 merge
+// draft, and kustomize's reader, let explicit keys win: kubectl does not.)
+// A key written twice, not by a merge, is still an error. A key keeps the
+// place where it was first set and takes the node of the pair that set it
+// last.
+func applyMerges(n *yaml.Node, merges []int) error {
+	out := make([]*yaml.Node, 0, len(n.Content))
+	at := make(map[string]int, len(n.Content)/2)             // key → index in out
+	written := make(map[string]*yaml.Node, len(n.Content)/2) // keys not set by a merge
+	set := func(k, v *yaml.Node) {
+		key := keyOf(k)
+		if i, ok := at[key]; ok {
+			out[i], out[i+1] = k, v
+			return
+		}
+		at[key] = len(out)
+		out = append(out, k, v)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if len(merges) > 0 && merges[0] == i {
+			merges = merges[1:]
+			sources, err := mergeSources(v, k.Line)
+			if err != nil {
+				return err
+			}
+			for _, pairs := range sources {
+				for j := 0; j+1 < len(pairs); j += 2 {
+					set(pairs[j], pairs[j+1])
+				}
+			}
+			continue
+		}
+		key := keyOf(k)
+		if first, ok := written[key]; ok {
+			return duplicate(first, k)
+		}
+		written[key] = k
+		set(k, v)
+	}
+	n.Content = out
+	return nil
+}
+
+// mergeSources returns the key/value lists a merge key's value sets, in
+// the order they are set: a mapping, or a list of mappings from its last
+// to its first (already normalized: their own merge keys applied).
 func mergeSources(v *yaml.Node, line int) ([][]*yaml.Node, error) {
 	switch v.Kind {
 	case yaml.MappingNode:
 		return [][]*yaml.Node{v.Content}, nil
 	case yaml.SequenceNode:
-		var out [][]*yaml.Node
-		for _, m := range v.Content {
+		out := make([][]*yaml.Node, 0, len(v.Content))
+		for i := len(v.Content) - 1; i >= 0; i-- {
+			m := v.Content[i]
 			if m.Kind != yaml.MappingNode {
 				return nil, fmt.Errorf("line %d: a merge key takes mappings, got a %s", line, kindName(m))
 			}
@@ -126,27 +183,6 @@ func mergeSources(v *yaml.Node, line int) ([][]*yaml.Node, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("line %d: a merge key takes a mapping or a list of mappings, got a %s", line, kindName(v))
-}
-
-// applyMerges adds merged pairs whose keys are not already present.
-func applyMerges(explicit []*yaml.Node, merged [][]*yaml.Node) []*yaml.Node {
-	if len(merged) == 0 {
-		return explicit
-	}
-	seen := make(map[string]bool, len(explicit)/2)
-	for i := 0; i < len(explicit); i += 2 {
-		seen[keyOf(explicit[i])] = true
-	}
-	out := explicit
-	for _, pairs := range merged {
-		for i := 0; i+1 < len(pairs); i += 2 {
-			if k := keyOf(pairs[i]); !seen[k] {
-				seen[k] = true
-				out = append(out, pairs[i], pairs[i+1])
-			}
-		}
-	}
-	return out
 }
 
 func checkDuplicates(pairs []*yaml.Node) error {

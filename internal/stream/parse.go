@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -247,6 +248,9 @@ type chunk struct {
 // chunks before it have counted theirs, its objects are annotated and
 // each is told of them (teller).
 func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
+	if err := invalidUTF8(data); err != nil {
+		return nil, readError(path, err, 0, false)
+	}
 	parts := [][]byte{data}
 	switch {
 	case each != nil && len(data) > eachChunkBytes:
@@ -295,6 +299,26 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 		}
 	}
 	return chunks, nil
+}
+
+// invalidUTF8 refuses a stream that is not UTF-8 where the YAML reader
+// would, naming the line, before it is cut in chunks: the reader reads
+// ahead of the token it parses, so a stream read whole failed on a bad
+// byte in a later document, and the same stream read in chunks on a
+// syntax error before it. Data in UTF-16 (a byte order mark first) is the
+// reader's to decode.
+func invalidUTF8(data []byte) error {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return nil
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Errorf("yaml: line %d: invalid UTF-8 (byte 0x%02x)", bytes.Count(data[:i], []byte("\n"))+1, data[i])
+		}
+		i += n
+	}
+	return nil
 }
 
 // yamlLine is the line a YAML reader's error names, in its chunk.
@@ -423,7 +447,25 @@ func unicodeBreaks(c []byte) bool {
 // YAML reader's, which also counts NEL, LS and PS: a finding on a line
 // after one of them named the line below its own.
 func fileLines(docs []*yaml.RNode, c []byte) {
-	real := []int{0, 1} // real[reader's line] = the file's line
+	real := realLines(c)
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Line > 0 && n.Line < len(real) {
+			n.Line = real[n.Line]
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	for _, d := range docs {
+		walk(d.YNode())
+	}
+}
+
+// realLines maps the YAML reader's lines of c to the file's:
+// real[reader's line] = the file's line.
+func realLines(c []byte) []int {
+	real := []int{0, 1}
 	line := 1
 	for i := 0; i < len(c); i++ {
 		switch {
@@ -438,18 +480,7 @@ func fileLines(docs []*yaml.RNode, c []byte) {
 		}
 		real = append(real, line)
 	}
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Line > 0 && n.Line < len(real) {
-			n.Line = real[n.Line]
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
-	}
-	for _, d := range docs {
-		walk(d.YNode())
-	}
+	return real
 }
 
 func shiftLines(n *yaml.Node, offset int) {

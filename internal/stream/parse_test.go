@@ -49,6 +49,20 @@ spec:
       - <<: [{image: "evil:1", name: lost}, *base]
         name: third
 `,
+	"merge keys where they stand": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27@sha256:0000000000000000000000000000000000000000000000000000000000000000
+        <<: {image: "nginx:latest"}
+      - name: side
+        <<: {image: "nginx:1.27@sha256:0000000000000000000000000000000000000000000000000000000000000000"}
+        <<: {image: "nginx:latest"}
+`,
 	"anchored parts": `apiVersion: v1
 kind: ConfigMap
 metadata: &meta
@@ -108,12 +122,14 @@ apiVersion: v1
 kind: ConfigMap
 metadata: *meta
 `, "unknown anchor"},
-	"bare sequence":     {"- a\n", "a list, not a Kubernetes object"},
-	"scalar":            {"hello\n", "a scalar"},
-	"no kind":           {"foo: bar\n", "no apiVersion and kind"},
-	"alias to nothing":  {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
-	"merge of a scalar": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
-	"recursive alias":   {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
+	"bare sequence":                      {"- a\n", "a list, not a Kubernetes object"},
+	"scalar":                             {"hello\n", "a scalar"},
+	"no kind":                            {"foo: bar\n", "no apiVersion and kind"},
+	"alias to nothing":                   {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: *x}\n", "unknown anchor"},
+	"merge of a scalar":                  {"apiVersion: v1\nkind: ConfigMap\nmetadata: {<<: 1, name: a}\n", "merge key"},
+	"invalid UTF-8 after a syntax error": {"apiVersion: v1\nkind: ConfigMap\nmetadata {name: a}\n---\napiVersion: v1\nkind: Co\x87fiaMap\n", "line 6: invalid UTF-8 (byte 0x87)"},
+	"merge of an alias of a list":        {"apiVersion: v1\nkind: ConfigMap\nx: &s [{a: b}]\nmetadata: {name: a, <<: *s}\n", "an alias of a list"},
+	"recursive alias":                    {"apiVersion: v1\nkind: ConfigMap\ndata: &a\n  x: *a\n", "a"},
 	"billion laughs": {`apiVersion: v1
 kind: ConfigMap
 a: &a ["x","x","x","x","x","x","x","x","x","x"]
@@ -173,7 +189,7 @@ func TestParseRefuses(t *testing.T) {
 // its strict validation rejects: the gate sides with the strict one.
 func TestRefusedByKubectlToo(t *testing.T) {
 	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
-	for _, name := range []string{"list with a map as items", "bare sequence", "scalar", "list item without kind", "no kind", "nested List", "anchor from another document"} {
+	for _, name := range []string{"list with a map as items", "bare sequence", "scalar", "list item without kind", "no kind", "nested List", "anchor from another document", "merge of an alias of a list"} {
 		r := testutil.Run(t, t.TempDir(), refuse[name][0], nil, kubectl, "label", "--local", "-f", "-", "oracle=1", "-o", "json")
 		if r.Code == 0 {
 			t.Errorf("%s: kubectl accepted it: %s", name, r.Stdout)
