@@ -155,7 +155,7 @@ func render(ks *yaml.RNode, root string, resources []*yaml.RNode, trace bool) (_
 	// The generator reads the files it lists with kustomize's reader on a
 	// filesystem of its own: they are checked first.
 	if err := checkScanned(fs, dir); err != nil {
-		return nil, fmt.Errorf("%s: generating the kustomization of %s: %w", name, dir, err)
+		return nil, false, fmt.Errorf("%s: generating the kustomization of %s: %w", name, dir, err)
 	}
 	manifest, kfile, _, err := fluxkustomize.NewGenerator(root, obj).GenerateManifest(dir)
 	if err != nil {
