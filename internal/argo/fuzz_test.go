@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/itchyny/gojq"
 )
 
 // FuzzPaths feeds the ignoreDifferences JSON pointer and jq path readers
@@ -49,4 +52,36 @@ func pointer(segs []string) string {
 		out += "/" + string(b)
 	}
 	return out
+}
+
+// FuzzJudgeJQ feeds the jqPathExpression evaluator arbitrary expressions
+// (seeds in testdata/fuzz/FuzzJudgeJQ): a pull request writes them. No
+// panic, an answer within the budget's time, a parse error exactly when
+// Argo CD's gojq.Parse("del(" + expr + ")") fails (or its compile does),
+// and never both "hides"
+// and "cannot decide".
+func FuzzJudgeJQ(f *testing.F) {
+	for _, s := range []string{".spec", "(.spec)", ".status, .metadata", ".spec | .template", `getpath(["spec"])`, `.["sp" + "ec"]`,
+		".webhooks[]?.clientConfig.caBundle", `.spec.template.spec.initContainers[] | select(.name == "istio-init")`, ".a) | del(.spec",
+		".x), (.y", "until(false; .)", "[.[]", `select(.kind | (. + .) | (. + .) | length > 0)`, "..", ".spec[]", "def f: f; f"} {
+		f.Add(s)
+	}
+	entry := ignoreEntry{kind: "Deployment", name: "web", group: "apps"}
+	f.Fuzz(func(t *testing.T, s string) {
+		start := time.Now()
+		v := judgeJQ(s, entry)
+		if took := time.Since(start); took > 2*jqTimeout {
+			t.Fatalf("judgeJQ(%q) took %v", s, took)
+		}
+		if v.hides != "" && v.undecided != "" {
+			t.Fatalf("judgeJQ(%q) hides %q and cannot decide (%s)", s, v.hides, v.undecided)
+		}
+		if len(s) > jqMaxLen {
+			return
+		}
+		_, err := gojq.Parse("del(" + s + ")")
+		if err != nil && v.parseErr == nil {
+			t.Fatalf("judgeJQ(%q): parse error %v, gojq says %v", s, v.parseErr, err)
+		}
+	})
 }

@@ -20,6 +20,9 @@ const IgnoreRule = "argocd-ignore-differences"
 type ignoreEntry struct {
 	field      string // where it sits, for findings
 	kind, name string
+	// group and namespace, where the entry names them (the synthetic
+	// object a jq expression runs on carries them).
+	group, namespace string
 	// noKind: an Application entry without a kind. everyKind: a kind glob
 	// ("*") or argocd-cm's `.all` key — every object of every kind.
 	noKind, everyKind bool
@@ -83,6 +86,7 @@ func specEntries(obj *yaml.RNode, path string) []ignoreEntry {
 		kind := manifest.Str(n, "kind")
 		out = append(out, ignoreEntry{
 			field: fmt.Sprintf("%s[%d]", path, i), kind: kind, name: manifest.Str(n, "name"),
+			group: manifest.Str(n, "group"), namespace: manifest.Str(n, "namespace"),
 			noKind: kind == "", everyKind: strings.Contains(kind, "*"),
 			pointers: strings2(n, "jsonPointers"), jq: strings2(n, "jqPathExpressions"),
 			managers: strings2(n, "managedFieldsManagers"),
@@ -147,11 +151,13 @@ func cmEntry(value, field, groupKind string) (ignoreEntry, error) {
 	if err != nil {
 		return ignoreEntry{}, err
 	}
-	kind := groupKind
+	kind, group := groupKind, ""
 	if i := strings.LastIndex(groupKind, "_"); i >= 0 {
-		kind = groupKind[i+1:]
+		kind, group = groupKind[i+1:], groupKind[:i]
 	}
-	return customizationEntry(n, field, kind, groupKind == "all" || strings.Contains(kind, "*")), nil
+	e := customizationEntry(n, field, kind, groupKind == "all" || strings.Contains(kind, "*"))
+	e.group = group
+	return e, nil
 }
 
 // operatorEntries reads what the ArgoCD resource of argocd-operator
@@ -177,6 +183,7 @@ func operatorEntries(cr *yaml.RNode) ([]ignoreEntry, []finding.Finding) {
 				c = f.Value
 			}
 			e := customizationEntry(c, field+".customization", kind, strings.Contains(kind, "*"))
+			e.group = manifest.Str(n, "group")
 			if kind == "" {
 				e.noKind, e.field = true, field
 				e.noKindWhy = "the operator writes it as the argocd-cm key resource.customizations.ignoreDifferences." + groupPrefix(manifest.Str(n, "group")) + ", and Argo CD matches no object by an empty kind"
@@ -270,7 +277,30 @@ func (e ignoreEntry) check(obj *yaml.RNode, allowed []string) []finding.Finding 
 		judge(fmt.Sprintf("%s.jsonPointers[%d]", e.field, i), p, parsePointer(p))
 	}
 	for i, q := range e.jq {
-		judge(fmt.Sprintf("%s.jqPathExpressions[%d]", e.field, i), q, parseJQ(q))
+		field := fmt.Sprintf("%s.jqPathExpressions[%d]", e.field, i)
+		p := parseJQ(q)
+		if p.whole() {
+			judge(field, q, p)
+			continue
+		}
+		v := judgeJQ(q, e)
+		switch {
+		case v.parseErr != nil:
+			out = append(out, manifest.Finding(IgnoreRule, finding.SeverityError, obj, field, q,
+				"Argo CD cannot read this jqPathExpression as del(%s): %v; it refuses the diff settings, so the Application's comparison fails (ComparisonError) instead of ignoring a field", q, firstLine(v.parseErr)))
+		case v.hides != "":
+			out = append(out, manifest.Finding(IgnoreRule, finding.SeverityError, obj, field, q,
+				"hides %s on %s: Argo CD runs del(%s) on both sides of the diff, and that removes %s from an object of this kind, so any change to it, by hand or by a bad merge, syncs green and never shows as drift", v.hides, e.scope(), q, v.hides))
+		case p.ok:
+			// A plain path: the static reading decides (an error on the
+			// synthetic object, a missing list, is no doubt about what it names).
+			judge(field, q, p)
+		case broad && !p.allowed(allowed):
+			judge(field, q, p)
+		case v.undecided != "":
+			out = append(out, manifest.Finding(IgnoreRule, finding.SeverityError, obj, field, q,
+				"the gate cannot tell what %s hides on %s: %s; write a plain path (.spec.replicas, .webhooks[]?.clientConfig.caBundle) or a select over one", q, e.scope(), v.undecided))
+		}
 	}
 	for i, m := range e.managers {
 		if humanManager(m) {
@@ -279,4 +309,11 @@ func (e ignoreEntry) check(obj *yaml.RNode, allowed []string) []finding.Finding 
 		}
 	}
 	return out
+}
+
+// firstLine is the first line of err's message (gojq's parse errors carry
+// no newline, but a message is kept to one line either way).
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }

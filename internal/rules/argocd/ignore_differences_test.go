@@ -57,6 +57,18 @@ func TestIgnoreDifferencesApplication(t *testing.T) {
 			[]string{"jsonPointers[0]", "jsonPointers[1]"}},
 		{"a jq select under status is not a plain path", "  - kind: Deployment\n    jqPathExpressions: ['.status | select(.x)']\n",
 			[]string{"jqPathExpressions[0]"}},
+		// jq is read by what Argo CD's del(EXPR) removes, not by its spelling.
+		{"jq forms that hide the whole spec or metadata of a named Deployment", "  - group: apps\n    kind: Deployment\n    name: web\n    namespace: shop\n    jqPathExpressions: ['(.spec)', '.status, .metadata', '.spec | .template', 'getpath([\"spec\"])', '.[\"sp\" + \"ec\"]', '.spec,.metadata', '.a) | del(.spec']\n",
+			[]string{"jqPathExpressions[0]", "jqPathExpressions[1]", "jqPathExpressions[2]", "jqPathExpressions[3]", "jqPathExpressions[4]", "jqPathExpressions[5]", "jqPathExpressions[6]"}},
+		{"the image of every container of a named Deployment", "  - {group: apps, kind: Deployment, name: web, jqPathExpressions: ['.spec.template.spec.containers[].image']}\n",
+			[]string{"jqPathExpressions[0]"}},
+		{"narrow jq filters on named objects (caBundle, istio-init, a Route's host, restartedAt)", "  - group: admissionregistration.k8s.io\n    kind: MutatingWebhookConfiguration\n    name: istio-sidecar-injector\n    jqPathExpressions: ['.webhooks[] | select(.name == \"sidecar-injector.istio.io\") | .clientConfig.caBundle']\n" +
+			"  - group: apps\n    kind: Deployment\n    name: web\n    jqPathExpressions: ['.spec.template.spec.initContainers[] | select(.name == \"istio-init\")', '.spec.template.spec.containers[] | select(.name == \"istio-proxy\") | .image', '.spec.template.metadata.annotations[\"kubectl.kubernetes.io/restartedAt\"]']\n" +
+			"  - group: route.openshift.io\n    kind: Route\n    name: web\n    jsonPointers: [/spec/host]\n    jqPathExpressions: ['.spec.host']\n", nil},
+		{"a jq expression Argo CD cannot parse (its own test's missing quote)", "  - kind: Deployment\n    name: web\n    jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == \"missing-quote)']\n",
+			[]string{"jqPathExpressions[0]"}},
+		{"jq the gate does not evaluate, or that errors, on a named object", "  - kind: Deployment\n    name: web\n    jqPathExpressions: ['until(false; .)', '.metadata.namespace == \"shop\"']\n",
+			[]string{"jqPathExpressions[0]", "jqPathExpressions[1]"}},
 		{"every kind named x, controller-manager fields (Argo CD's docs)", "  - {group: '*', kind: '*', name: my-deployment, managedFieldsManagers: [kube-controller-manager]}\n", nil},
 	}
 	for _, c := range cases {
