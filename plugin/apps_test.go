@@ -120,7 +120,37 @@ func TestE2EAppsVariants(t *testing.T) {
 	}{
 		{"destination namespace differs", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod}", "shop")}, 1,
 			[]string{`Application/bad (ns argocd)
-  [argocd-destination-namespace] spec.destination.namespace: destination namespace "shop", but 3 objects of its source examples/overlays/prod render into namespace "shop-prod"`}, ""},
+  [argocd-destination-namespace] spec.destination.namespace: destination namespace "shop", but 3 objects of its source examples/overlays/prod render into namespace "shop-prod" (Deployment/web, Service/web, Deployment/worker) and none of its namespaced objects into "shop": the sync goes green and nothing of it lands in "shop"`}, ""},
+		// An aggregated API server reads the authentication config in
+		// kube-system: its RoleBinding is there on purpose, and the
+		// objects that set no namespace land in the destination. It was a
+		// false "nothing lands in api" (exit 1).
+		{"objects in the destination and a RoleBinding in kube-system", map[string]string{
+			"examples/apps/bad.yaml":          app("{"+repo+", path: examples/api}", "api"),
+			"examples/api/kustomization.yaml": "resources: [api.yaml]\n",
+			"examples/api/api.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      serviceAccountName: api
+      containers:
+      - name: api
+        image: registry.k8s.io/pause:3.10@sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: api}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: api-auth-reader, namespace: kube-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: extension-apiserver-authentication-reader}
+subjects: [{kind: ServiceAccount, name: api, namespace: api}]
+`}, 0, []string{"PASS: "}, ""},
 		{"kustomize.namespace overrides the render", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {namespace: shop-qa}}", "shop-prod")}, 1,
 			[]string{`render into namespace "shop-qa"`}, ""},
 		{"an image override drops the overlay's digest", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {images: ['ghcr.io/example-shop/web:1.4.3']}}", "shop-prod")}, 1,

@@ -2,6 +2,7 @@ package plugin_test
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -379,6 +380,67 @@ spec: {interval: 10m, path: ./teams/b, prune: true, targetNamespace: shared, sou
 			}
 			if n := strings.Count(r.Stdout, "[app-shared-object]"); len(tc.want) > 0 && n != 1 {
 				t.Errorf("%d app-shared-object findings, want the pair once\n%s", n, r.Stdout)
+			}
+		})
+	}
+}
+
+// Two overlays rendering one object for one namespace are compared as
+// the cluster receives it: the same ConfigMap patched alike in envs/eu and
+// envs/us (kustomize's transformations annotation names each overlay's
+// kustomization), a namespace written in one and the destination's in the
+// other, keys in another order, are identical (a warning, exit 0); a
+// patch that sets another value is an error. Before, the YAML text was
+// compared and every identical case was an error "with different content"
+// (found on rollouts-demo's examples/istio and istio-subset).
+func TestE2ESharedObjectComparesAsApplied(t *testing.T) {
+	app := func(name, path string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ` + name + `, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: ` + revRepoURL + `, path: ` + path + `}
+  destination: {server: https://kubernetes.default.svc, namespace: web}
+`
+	}
+	overlay := func(color string) string {
+		return "resources: [../../base]\npatches:\n- patch: |-\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: web}\n    data: {color: " + color + "}\n"
+	}
+	base := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {color: blue, size: large}\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		code  int
+		want  string
+	}{
+		{"two overlays patching alike", map[string]string{
+			"envs/eu/kustomization.yaml": overlay("green"),
+			"envs/us/kustomization.yaml": overlay("green"),
+		}, 0, "WARNING [app-shared-object]: ConfigMap/web (ns web) is rendered identically by Application argocd/web-eu (spec.source envs/eu) and Application argocd/web-us (spec.source envs/us)"},
+		{"a namespace written and a kustomize namespace:, keys in another order", map[string]string{
+			"envs/eu/kustomization.yaml": "resources: [cm.yaml]\n",
+			"envs/eu/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: web}\ndata: {color: green, size: large}\n",
+			"envs/us/kustomization.yaml": "namespace: web\nresources: [cm.yaml]\n",
+			"envs/us/cm.yaml":            "kind: ConfigMap\napiVersion: v1\ndata:\n  size: \"large\"\n  color: green\nmetadata:\n  name: web\n",
+		}, 0, "WARNING [app-shared-object]: ConfigMap/web (ns web) is rendered identically by Application argocd/web-eu"},
+		{"two overlays patching another value", map[string]string{
+			"envs/eu/kustomization.yaml": overlay("green"),
+			"envs/us/kustomization.yaml": overlay("red"),
+		}, 1, "ERROR [app-shared-object]: ConfigMap/web (ns web) is rendered by both Application argocd/web-eu (spec.source envs/eu) and Application argocd/web-us (spec.source envs/us) for cluster in-cluster, with different content"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"apps/web.yaml":           app("web-eu", "envs/eu") + "---\n" + app("web-us", "envs/us"),
+				"base/kustomization.yaml": "resources: [cm.yaml]\n",
+				"base/cm.yaml":            base,
+			}
+			maps.Copy(files, tc.files)
+			testutil.WriteFiles(t, dir, files)
+			r := gateIn(t, dir, t.TempDir(), "check", "-f", "apps/", "--apps-root", ".", "--repo-url", revRepoURL)
+			if r.Code != tc.code || !strings.Contains(r.Stdout, tc.want) || strings.Count(r.Stdout, "[app-shared-object]") != 1 {
+				t.Errorf("exit %d, want %d and the one finding %q\n%s%s", r.Code, tc.code, tc.want, r.Stdout, r.Stderr)
 			}
 		})
 	}

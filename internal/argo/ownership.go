@@ -2,13 +2,14 @@ package argo
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
-	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // Owned is one object as one owner (an Argo CD Application, a Flux
@@ -202,23 +203,122 @@ func sourceName(as AppSource) string {
 	return as.Path
 }
 
-// Body is the object as applied: its text without the annotations the
-// render adds to say where it came from.
+// Body is the object as the cluster receives it, in a canonical form two
+// renders of one object compare by (app-shared-object): its values as
+// decoded (key order, quoting and flow or block style do not count; a
+// mapping key's value null is no key), without the annotations a build
+// adds to say where it came from (kustomize's config.kubernetes.io/*,
+// alpha.config.kubernetes.io/* and internal.config.kubernetes.io/*: its
+// origin and transformations name each overlay's own files; the gate's
+// kubectl-gate.dev/*), without metadata.namespace (the object's key holds
+// the namespace it lands in: written, set by a kustomize namespace: or the
+// destination's applied, it is the same object), and without
+// metadata.annotations or labels left empty. An object that does not
+// decode (a duplicate key) is its text.
 func Body(obj *yaml.RNode) string {
-	c := obj.Copy()
-	// The keys are read in place: kyaml's GetAnnotations takes the items of
-	// annotations written as a list (a schema error) in pairs, and panicked
-	// on an odd count. Such annotations hold no key to clear.
-	var keys []string
-	if annos := yamlpath.Get(c.YNode(), "metadata", "annotations"); annos != nil && annos.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(annos.Content); i += 2 {
-			keys = append(keys, annos.Content[i].Value)
+	var v any
+	if err := obj.YNode().Decode(&v); err != nil {
+		return "\x00text\x00" + obj.MustString()
+	}
+	if m, ok := v.(map[string]any); ok {
+		if md, ok := m["metadata"].(map[string]any); ok {
+			delete(md, "namespace")
+			// Annotations written as a list (a schema error) hold no key
+			// to clear; they are compared as written.
+			if annos, ok := md["annotations"].(map[string]any); ok {
+				for k := range annos {
+					if buildAnnotation(k) {
+						delete(annos, k)
+					}
+				}
+			}
+			for _, k := range []string{"annotations", "labels"} {
+				if x, ok := md[k].(map[string]any); ok && len(x) == 0 {
+					delete(md, k)
+				}
+			}
 		}
 	}
-	for _, k := range keys {
-		if strings.HasPrefix(k, "config.kubernetes.io/") || strings.HasPrefix(k, "internal.config.kubernetes.io/") || strings.HasPrefix(k, "kubectl-gate.dev/") {
-			_ = c.PipeE(yaml.ClearAnnotation(k))
+	var b strings.Builder
+	canonical(&b, v)
+	return b.String()
+}
+
+// buildAnnotation reports the annotations a build adds to say where an
+// object came from: kustomize's (origin, transformations, the reader's
+// path and index) and the gate's own.
+func buildAnnotation(k string) bool {
+	for _, p := range []string{"config.kubernetes.io/", "alpha.config.kubernetes.io/", "internal.config.kubernetes.io/", "kubectl-gate.dev/"} {
+		if strings.HasPrefix(k, p) {
+			return true
 		}
 	}
-	return c.MustString()
+	return false
+}
+
+// canonical writes v, a decoded YAML value, as JSON with its mappings'
+// keys sorted and their null values left out. Numbers are written as JSON
+// writes them (1 and 1.0 are one number on the wire); a key that is not a
+// string is written in its canonical form.
+func canonical(b *strings.Builder, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k, x := range v {
+			if x != nil {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			canonical(b, k)
+			b.WriteByte(':')
+			canonical(b, v[k])
+		}
+		b.WriteByte('}')
+	case map[any]any:
+		type kv struct {
+			k string
+			v any
+		}
+		var kvs []kv
+		for k, x := range v {
+			if x == nil {
+				continue
+			}
+			var kb strings.Builder
+			canonical(&kb, k)
+			kvs = append(kvs, kv{kb.String(), x})
+		}
+		sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
+		b.WriteByte('{')
+		for i, e := range kvs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(e.k)
+			b.WriteByte(':')
+			canonical(b, e.v)
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, x := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			canonical(b, x)
+		}
+		b.WriteByte(']')
+	default:
+		j, err := json.Marshal(v)
+		if err != nil { // a float that JSON cannot hold (.inf, .nan)
+			j = []byte(fmt.Sprintf("%q", fmt.Sprint(v)))
+		}
+		b.Write(j)
+	}
 }

@@ -56,6 +56,9 @@ type Options struct {
 	// nil compares Apps alone.
 	Shared *argo.Ownership
 	Unit   int
+	// AppNames indexes the Applications every unit of the run holds, by
+	// Unit (render-duplicate across units); nil: this render alone.
+	AppNames *argo.AppNames
 	// CRDs are CustomResourceDefinitions from outside the render (--crd).
 	CRDs []*yaml.RNode
 	// Waivers are the run's exceptions (the trusted config's), shared by
@@ -108,6 +111,7 @@ func Run(ctx context.Context, resources []*yaml.RNode, opts Options, deps Deps) 
 		Apps:      opts.Apps,
 		Shared:    opts.Shared,
 		Unit:      opts.Unit,
+		AppNames:  opts.AppNames,
 		CRDs:      opts.CRDs,
 	}
 	if opts.Pin || cfg.Images.Digest == config.DigestVerify {

@@ -258,6 +258,7 @@ func (s *Streamed) context(resources []*yaml.RNode) *rules.Context {
 		Apps:      s.opts.Apps,
 		Shared:    s.opts.Shared,
 		Unit:      s.opts.Unit,
+		AppNames:  s.opts.AppNames,
 		CRDs:      s.opts.CRDs,
 	}
 }

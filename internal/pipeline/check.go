@@ -50,6 +50,9 @@ func (s *session) check(ctx context.Context, u *Unit, res *Result) (*finding.Rep
 		// once every render was.
 		opts.Shared, opts.Unit = res.ownership(), u.seq
 	}
+	// The run's Applications (nil while the run is still planned: a
+	// render checked as soon as it rendered holds none).
+	opts.AppNames, opts.Unit = res.names, u.seq
 	var unpinned []images.Image
 	if pin && s.o.Lock != nil {
 		unpinned = lockImages(u.checked(), spec)

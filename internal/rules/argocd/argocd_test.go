@@ -64,6 +64,17 @@ kind: ClusterRole
 metadata: {name: shop-reader, namespace: ignored}
 `
 
+// authReader is the RoleBinding an aggregated API server needs in
+// kube-system, whatever namespace it runs in.
+const authReader = `
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: web-auth-reader, namespace: kube-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: extension-apiserver-authentication-reader}
+subjects: [{kind: ServiceAccount, name: web, namespace: shop-prod}]
+`
+
 func appSource(t *testing.T, app *yaml.RNode, index int, path, render string) argo.AppSource {
 	t.Helper()
 	var res []*yaml.RNode
@@ -83,6 +94,16 @@ func TestDestinationNamespace(t *testing.T) {
 		{"render into another namespace", prodApp, map[int]string{-1: strings.ReplaceAll(prodRender, "namespace: shop-prod", "namespace: shop-staging")},
 			[]string{`destination namespace "shop-prod", but 2 objects of its source overlays/prod render into namespace "shop-staging" (Deployment/web, Service/web)`}},
 		{"no namespace lands in the destination", prodApp, map[int]string{-1: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}, nil},
+		{"every object in another namespace: nothing lands in the destination", prodApp, map[int]string{-1: strings.ReplaceAll(prodRender, "namespace: shop-prod", "namespace: shop-staging")},
+			[]string{`render into namespace "shop-staging" (Deployment/web, Service/web) and none of its namespaced objects into "shop-prod": the sync goes green and nothing of it lands in "shop-prod"`}},
+		{"objects in two other namespaces, none in the destination", prodApp, map[int]string{-1: strings.Replace(strings.ReplaceAll(prodRender, "namespace: shop-prod", "namespace: shop-staging"), "shop-staging", "shop-qa", 1)},
+			[]string{`1 object of its source overlays/prod render into namespace "shop-qa" (Deployment/web) and none`, `1 object of its source overlays/prod render into namespace "shop-staging" (Service/web) and none`}},
+		// An aggregated API server's RoleBinding to read the
+		// authentication config lives in kube-system; the rest of the app
+		// sets no namespace or names the destination, and lands there.
+		// Both were a false "nothing lands in shop-prod".
+		{"objects without a namespace and a RoleBinding in kube-system", prodApp, map[int]string{-1: strings.ReplaceAll(prodRender, ", namespace: shop-prod", "") + authReader}, nil},
+		{"objects in the destination and a RoleBinding in kube-system", prodApp, map[int]string{-1: prodRender + authReader}, nil},
 		{"no destination namespace and none in the render", strings.Replace(prodApp, ", namespace: shop-prod}", "}", 1),
 			map[int]string{-1: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}, []string{"has no destination namespace, and 1 namespaced object"}},
 		{"no destination namespace, explicit namespaces", strings.Replace(prodApp, ", namespace: shop-prod}", "}", 1),

@@ -11,7 +11,7 @@ import (
 // DestinationNamespace fires when an Application's destination namespace is not where its source renders.
 var DestinationNamespace = rules.Rule{
 	ID: "argocd-destination-namespace", Default: finding.SeverityError, Family: "argocd",
-	Doc:      "an Application's spec.destination.namespace differs from the namespace its source's namespaced objects render into, or it has none while they have none",
+	Doc:      "none of the namespaced objects a source of an Application renders lands in its spec.destination.namespace: each names another namespace (written, a kustomize namespace:, a chart's own), so the destination's namespace gets nothing of it; or the Application has no destination namespace while some of them set none. A source whose objects land in the destination, some deliberately elsewhere (a RoleBinding in kube-system), is not reported",
 	Outage:   "the sync goes green and nothing lands where expected (argo-cd#2280)",
 	Fix:      "set spec.destination.namespace to the namespace the source's objects render into (or set their namespace in the source)",
 	Mutation: "change the destination namespace",
@@ -27,30 +27,39 @@ func checkDestinationNamespace(c *rules.Context) []finding.Finding {
 	eachRendered(c, func(app *yaml.RNode, src argo.Source, a argo.AppSource) {
 		dest := manifest.Str(app, "spec.destination.namespace")
 		byNS := a.Namespaces(false)
-		for _, ns := range argo.Namespaces(byNS) {
+		if bare, ok := byNS[""]; ok && dest == "" {
+			out = append(out, manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", nil,
+				"has no destination namespace, and %s of its source %s (%s) set no namespace either: Argo CD applies them to whatever namespace its cluster connection defaults to, not a chosen one",
+				manifest.Plural(bare.N, "namespaced object"), a.Path, bare.Sample))
+			return
+		}
+		// Objects that set no namespace land in the destination, and so do
+		// those that name it: a source with some deliberately elsewhere (a
+		// RoleBinding in kube-system) deploys where its Application says.
+		// Only a source none of whose namespaced objects land there (each
+		// names another namespace, as a kustomize namespace: or a chart's
+		// own does) leaves the destination empty.
+		if _, bare := byNS[""]; dest == "" || bare || byNS[dest].N > 0 {
+			return
+		}
+		others := argo.Namespaces(byNS)
+		for _, ns := range others {
 			objs := byNS[ns]
-			switch {
-			case ns == "" && dest == "":
-				out = append(out, manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", nil,
-					"has no destination namespace, and %s of its source %s (%s) set no namespace either: Argo CD applies them to whatever namespace its cluster connection defaults to, not a chosen one",
-					manifest.Plural(objs.N, "namespaced object"), a.Path, objs.Sample))
-			case ns != "" && dest != "" && ns != dest:
-				f := manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", dest,
-					"destination namespace %q, but %s of its source %s render into namespace %q (%s): the sync goes green and nothing lands in %q",
-					dest, manifest.Plural(objs.N, "object"), a.Path, ns, objs.Sample, dest)
-				if len(byNS) == 1 {
-					f.Field.ProposedValue = ns
-				}
-				out = append(out, f)
+			f := manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", dest,
+				"destination namespace %q, but %s of its source %s render into namespace %q (%s) and none of its namespaced objects into %q: the sync goes green and nothing of it lands in %q",
+				dest, manifest.Plural(objs.N, "object"), a.Path, ns, objs.Sample, dest, dest)
+			if len(others) == 1 {
+				f.Field.ProposedValue = ns
 			}
+			out = append(out, f)
 		}
 	})
 	return out
 }
 
 // moveDestination points an Application at another namespace than its
-// source renders into; when its objects set no namespace (they follow the
-// destination), it removes the destination namespace instead.
+// source renders into; when some of its objects set no namespace (they
+// follow the destination), it removes the destination namespace instead.
 func moveDestination(s *rules.Subject) bool {
 	apps := s.Apps
 	return rendered(s.Resources, apps, func(app *yaml.RNode, i int) bool {
@@ -62,11 +71,13 @@ func moveDestination(s *rules.Subject) bool {
 				bare = bare || obj.GetNamespace() == ""
 			}
 		}
+		// Objects that set no namespace land in any destination: only
+		// none makes them go nowhere chosen.
 		switch {
-		case explicit:
-			return setDestination(app, "gate-selftest-elsewhere")
 		case bare:
 			return setDestination(app, "")
+		case explicit:
+			return setDestination(app, "gate-selftest-elsewhere")
 		}
 		return false
 	})

@@ -1,6 +1,7 @@
 package argocd_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
@@ -64,4 +65,15 @@ func TestArgoCDMutants(t *testing.T) {
 			ruletest.Mutants(t, r, ruletest.Case{Input: prodApp, Setup: rendered})
 		})
 	}
+}
+
+// TestMoveDestinationMutant: on a source whose objects set no namespace
+// but for a RoleBinding in kube-system (which lands in any destination), the
+// destination mutant removes the destination namespace: moving it would
+// leave the rule nothing to report. Seen failing when it moved it.
+func TestMoveDestinationMutant(t *testing.T) {
+	mixed := func(c *rules.Context) {
+		c.Apps = []argo.AppSource{appSource(t, c.Resources[0], -1, "overlays/prod", strings.ReplaceAll(prodRender, ", namespace: shop-prod", "")+authReader)}
+	}
+	ruletest.Mutants(t, argocd.DestinationNamespace, ruletest.Case{Input: prodApp, Setup: mixed})
 }

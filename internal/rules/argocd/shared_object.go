@@ -12,7 +12,7 @@ import (
 // cluster.
 var SharedObject = rules.Rule{
 	ID: "app-shared-object", Default: finding.SeverityError, Family: "argocd",
-	Doc:    "two Applications or Flux Kustomizations/HelmReleases for the same destination cluster render the same object (group, kind, namespace with the destination namespace applied, name): an error naming both owners and sources; a warning when both renders of it are identical",
+	Doc:    "two Applications or Flux Kustomizations/HelmReleases for the same destination cluster render the same object (group, kind, namespace with the destination namespace applied, name): an error naming both owners and sources; a warning when both renders of it are identical as the cluster receives them (values compared, not text: key order, quoting, the namespace written or set by the destination or a kustomize namespace:, and the build's origin and transformations annotations do not count)",
 	Outage: "each sync overwrites the other owner's version (Argo CD's SharedResourceWarning), so the object flips between two contents and pruning one app deletes what the other runs",
 	Fix:    "give the object one owner: remove it from one of the two sources, or split it into two objects with different names or namespaces",
 	Reads:  reads,

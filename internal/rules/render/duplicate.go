@@ -16,9 +16,9 @@ import (
 // Duplicate fires when one object is in the render more than once.
 var Duplicate = rules.Rule{
 	ID: "render-duplicate", Default: finding.SeverityError, Family: "render",
-	Doc:      "the same object (API group, kind, namespace, name) is in the render more than once: the copies are applied one after the other and the last wins, whichever it is; a cluster-scoped kind counts once whatever namespace each copy names; local config and objects named only by generateName do not count",
-	Outage:   "a second copy of an object (a duplicated manifest, two copies in one -f stream; the same object rendered by two Applications is app-shared-object) silently replaces the one that was checked and reviewed",
-	Fix:      "keep one copy of the object: remove the duplicated manifest, or remove the second copy from the stream",
+	Doc:      "the same object (API group, kind, namespace, name) is in the render more than once: the copies are applied one after the other and the last wins, whichever it is; a cluster-scoped kind counts once whatever namespace each copy names; local config and objects named only by generateName do not count; across the run, an Argo CD Application (namespace, argocd when none is written, and name) that an ApplicationSet generates and another ApplicationSet generates too or an input or render writes",
+	Outage:   "a second copy of an object (a duplicated manifest, two copies in one -f stream; the same object rendered by two Applications is app-shared-object) silently replaces the one that was checked and reviewed; the ApplicationSet controller refuses an Application another ApplicationSet owns and takes over a written one, so the two fight over what it deploys",
+	Fix:      "keep one copy of the object: remove the duplicated manifest, or remove the second copy from the stream; give a generated Application a name no other ApplicationSet or written Application uses",
 	Mutation: "add a second copy of an object with a changed label",
 	Reads:    []string{},
 	Check:    checkDuplicate,
@@ -58,6 +58,14 @@ func checkDuplicate(c *rules.Context) []finding.Finding {
 		}
 		out = append(out, manifest.Finding("render-duplicate", finding.SeverityError, r, "", nil,
 			"the render already holds this object%s; %s", where, same))
+	}
+	if c.AppNames != nil {
+		for _, r := range c.Resources {
+			if where, fight, ok := c.AppNames.Elsewhere(c.Unit, r); ok {
+				out = append(out, manifest.Finding("render-duplicate", finding.SeverityError, r, "", nil,
+					"Application %s is also %s: %s (argo-cd#15874)", argo.AppKey(r), where, fight))
+			}
+		}
 	}
 	return out
 }
