@@ -39,6 +39,23 @@ func New(dir string, maxFileBytes int64) (*Root, error) {
 	return &Root{dir: abs, resolved: resolved, display: dir, max: maxFileBytes}, nil
 }
 
+// Repository returns the repository dir lies in: the nearest directory
+// above it, or itself, that holds .git; ok is false when there is none.
+func Repository(dir string) (root string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
 // For returns the root the reads of an input at dir are bounded to: the
 // repository it lies in (the nearest directory above it, or itself, that
 // holds .git), else the working directory when dir lies below it, else dir.
@@ -47,13 +64,8 @@ func For(dir string) string {
 	if err != nil {
 		return dir
 	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
+	if repo, ok := Repository(abs); ok {
+		return repo
 	}
 	if wd, err := os.Getwd(); err == nil && within(wd, abs) {
 		return wd

@@ -27,7 +27,8 @@ import (
 // it. A path outside the root (a base named with ../ that leaves the
 // repository, an absolute path) is refused by name unless outside is set
 // (--load-restrictor LoadRestrictionsNone, kustomize's own opt-in to read
-// anywhere; never for an Argo CD or Flux source under --apps-root). The
+// anywhere; never for an Argo CD or Flux source under --apps-root), or no
+// repository holds the kustomization (no checkout to keep it in). The
 // one exception is kustomize's own clone of a remote base: a kustomize-
 // directory it made in the temporary directory during this render, read
 // through a boundary of its own (kustomize also keeps such a clone's
@@ -67,6 +68,13 @@ func newBoundFS(dir string, o boundOptions) (*boundFS, error) {
 		return nil, err
 	}
 	b := &boundFS{FileSystem: filesys.MakeFsOnDisk(), root: r, outside: o.outside}
+	if _, repo := fsbound.Repository(dir); o.root == "" && !repo {
+		// No repository holds the kustomization (a tarball, a build
+		// context without .git): there is no checkout to keep the render
+		// in, and kustomize's own load restrictor judges its bases, as
+		// before; the boundary still reads only regular files, bounded.
+		b.outside = true
+	}
 	switch {
 	case o.confined:
 		b.hint = " (an Argo CD or Flux source is rendered from the --apps-root checkout alone)"

@@ -239,12 +239,13 @@ func kustomizationInput(file, dir string) error {
 // gate judges them. Extensions are matched case-insensitively, which reads
 // a .YAML file kubectl would skip: more judged, never less.
 //
-// A symlink the walk meets (the directory itself is the caller's) must
-// lead inside the repository holding dir (fsbound.For): one whose target
+// A symlink the walk meets (the directory itself is the caller's) in a
+// repository must lead inside the repository holding dir: one whose target
 // leaves it is an *fsbound.EscapeError naming it, and nothing is read, as
 // a pull request adds such links. Links that stay inside (a ConfigMap
 // mount's ..data) are read as the files they name.
 func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error) {
+	inRepository := func(dir string) bool { _, ok := fsbound.Repository(dir); return ok }
 	var files []string
 	var bound *fsbound.Root
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -269,7 +270,7 @@ func manifestFiles(dir string, recursive bool, roots *[]string) ([]string, error
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".yaml", ".yml", ".json":
-			if d.Type()&fs.ModeSymlink != 0 {
+			if d.Type()&fs.ModeSymlink != 0 && inRepository(dir) {
 				if bound == nil {
 					if bound, err = fsbound.New(shown(fsbound.For(dir)), 0); err != nil {
 						return err

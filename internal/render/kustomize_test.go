@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
@@ -323,4 +324,35 @@ func TestKustomizeRaisesFloor(t *testing.T) {
 		_, err := Kustomize(filepath.Join(dir, "base"), Options{})
 		return err
 	})
+}
+
+// No repository holds the kustomization (a tarball, a build context
+// without .git): its ../ bases render as kustomize renders them, from
+// wherever the gate runs (the boundary of a checkout needs a checkout).
+func TestKustomizeWithoutRepository(t *testing.T) {
+	dir := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"base/kustomization.yaml":          "resources: [cm.yaml]\n",
+		"base/cm.yaml":                     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n",
+		"overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: prod-\n",
+	})
+	if _, ok := fsbound.Repository(dir); ok {
+		t.Skip("the temporary directory lies in a repository")
+	}
+	for _, c := range []struct{ wd, dir string }{
+		{"overlays/prod", "."}, {"overlays", "prod"}, {".", "overlays/prod"}, {"/", filepath.Join(dir, "overlays/prod")},
+	} {
+		wd := c.wd
+		if !filepath.IsAbs(wd) {
+			wd = filepath.Join(dir, wd)
+		}
+		t.Chdir(wd)
+		res, err := Kustomize(c.dir, Options{})
+		if err != nil {
+			t.Errorf("from %s, -k %s: %v", c.wd, c.dir, err)
+			continue
+		}
+		if len(res.Resources) != 1 || res.Resources[0].GetName() != "prod-cfg" {
+			t.Errorf("from %s, -k %s: %d resources", c.wd, c.dir, len(res.Resources))
+		}
+	}
 }
