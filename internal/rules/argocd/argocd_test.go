@@ -102,8 +102,16 @@ func TestDestinationNamespace(t *testing.T) {
 		// authentication config lives in kube-system; the rest of the app
 		// sets no namespace or names the destination, and lands there.
 		// Both were a false "nothing lands in shop-prod".
-		{"objects without a namespace and a RoleBinding in kube-system", prodApp, map[int]string{-1: strings.ReplaceAll(prodRender, ", namespace: shop-prod", "") + authReader}, nil},
-		{"objects in the destination and a RoleBinding in kube-system", prodApp, map[int]string{-1: prodRender + authReader}, nil},
+		// A warning names it, without failing the deploy.
+		{"objects without a namespace and a RoleBinding in kube-system", prodApp, map[int]string{-1: strings.ReplaceAll(prodRender, ", namespace: shop-prod", "") + authReader},
+			[]string{`1 object of its source overlays/prod render into namespace "kube-system" (RoleBinding/web-auth-reader) while 2 namespaced objects land in "shop-prod": if they belong there by design`}},
+		{"objects in the destination and a RoleBinding in kube-system", prodApp, map[int]string{-1: prodRender + authReader},
+			[]string{`render into namespace "kube-system" (RoleBinding/web-auth-reader) while 2 namespaced objects land in "shop-prod"`}},
+		// Most objects written for another namespace, one that follows
+		// the destination: the others are named (the rule fired before
+		// the kube-system case was allowed, and then said nothing).
+		{"most objects in another namespace, one without", prodApp, map[int]string{-1: strings.ReplaceAll(prodRender, "namespace: shop-prod", "namespace: shop-staging") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+			[]string{`2 objects of its source overlays/prod render into namespace "shop-staging" (Deployment/web, Service/web) while 1 namespaced object land in "shop-prod"`}},
 		{"no destination namespace and none in the render", strings.Replace(prodApp, ", namespace: shop-prod}", "}", 1),
 			map[int]string{-1: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}, []string{"has no destination namespace, and 1 namespaced object"}},
 		{"no destination namespace, explicit namespaces", strings.Replace(prodApp, ", namespace: shop-prod}", "}", 1),

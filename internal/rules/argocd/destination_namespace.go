@@ -11,7 +11,7 @@ import (
 // DestinationNamespace fires when an Application's destination namespace is not where its source renders.
 var DestinationNamespace = rules.Rule{
 	ID: "argocd-destination-namespace", Default: finding.SeverityError, Family: "argocd",
-	Doc:      "none of the namespaced objects a source of an Application renders lands in its spec.destination.namespace: each names another namespace (written, a kustomize namespace:, a chart's own), so the destination's namespace gets nothing of it; or the Application has no destination namespace while some of them set none. A source whose objects land in the destination, some deliberately elsewhere (a RoleBinding in kube-system), is not reported",
+	Doc:      "none of the namespaced objects a source of an Application renders lands in its spec.destination.namespace: each names another namespace (written, a kustomize namespace:, a chart's own), so the destination's namespace gets nothing of it; or the Application has no destination namespace while some of them set none. A source whose objects land in the destination while some name another namespace gets a warning naming them (deliberate, as a RoleBinding in kube-system, or an app written for another namespace)",
 	Outage:   "the sync goes green and nothing lands where expected (argo-cd#2280)",
 	Fix:      "set spec.destination.namespace to the namespace the source's objects render into (or set their namespace in the source)",
 	Mutation: "change the destination namespace",
@@ -39,10 +39,28 @@ func checkDestinationNamespace(c *rules.Context) []finding.Finding {
 		// Only a source none of whose namespaced objects land there (each
 		// names another namespace, as a kustomize namespace: or a chart's
 		// own does) leaves the destination empty.
-		if _, bare := byNS[""]; dest == "" || bare || byNS[dest].N > 0 {
+		if dest == "" {
 			return
 		}
 		others := argo.Namespaces(byNS)
+		if bare, ok := byNS[""]; ok || byNS[dest].N > 0 {
+			// Some land in the destination, others name another
+			// namespace: deliberate (a RoleBinding in kube-system) or an
+			// app written for another namespace that only partly
+			// follows the destination. A warning names them; it does
+			// not fail the deploy.
+			here := byNS[dest].N + bare.N
+			for _, ns := range others {
+				if ns == "" || ns == dest {
+					continue
+				}
+				objs := byNS[ns]
+				out = append(out, manifest.Finding("argocd-destination-namespace", finding.SeverityWarning, app, "spec.destination.namespace", dest,
+					"destination namespace %q, but %s of its source %s render into namespace %q (%s) while %s land in %q: if they belong there by design (a RoleBinding in kube-system), this is expected; otherwise the source was written for another namespace",
+					dest, manifest.Plural(objs.N, "object"), a.Path, ns, objs.Sample, manifest.Plural(here, "namespaced object"), dest))
+			}
+			return
+		}
 		for _, ns := range others {
 			objs := byNS[ns]
 			f := manifest.Finding("argocd-destination-namespace", finding.SeverityError, app, "spec.destination.namespace", dest,

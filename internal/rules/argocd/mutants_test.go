@@ -68,12 +68,12 @@ func TestArgoCDMutants(t *testing.T) {
 }
 
 // TestMoveDestinationMutant: on a source whose objects set no namespace
-// but for a RoleBinding in kube-system (which lands in any destination), the
-// destination mutant removes the destination namespace: moving it would
-// leave the rule nothing to report. Seen failing when it moved it.
+// (they land in any destination), the destination mutant removes the
+// destination namespace: moving it would leave the rule nothing to report.
+// Seen failing when it moved it.
 func TestMoveDestinationMutant(t *testing.T) {
 	mixed := func(c *rules.Context) {
-		c.Apps = []argo.AppSource{appSource(t, c.Resources[0], -1, "overlays/prod", strings.ReplaceAll(prodRender, ", namespace: shop-prod", "")+authReader)}
+		c.Apps = []argo.AppSource{appSource(t, c.Resources[0], -1, "overlays/prod", strings.ReplaceAll(prodRender, ", namespace: shop-prod", ""))}
 	}
 	ruletest.Mutants(t, argocd.DestinationNamespace, ruletest.Case{Input: prodApp, Setup: mixed})
 }
