@@ -57,6 +57,16 @@ func boundCases(t *testing.T) []hostileCase {
 			testutil.WriteFiles(t, dir, map[string]string{"app/kustomization.yaml": strings.Replace(leak, "base]", filepath.ToSlash(rel)+"]", 1)})
 		}
 	}
+	// inCheckout makes the tree a repository, as a pull request's checkout
+	// is: a kustomization in none renders as kustomize renders it.
+	inCheckout := func(setup func(t *testing.T, dir string)) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			must(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
+			if setup != nil {
+				setup(t, dir)
+			}
+		}
+	}
 	chart := map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
 		"chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: files}\ndata: {leak: {{ .Files.Get \"files/leak\" | quote }}}\n"}
 	linkOut := func(link, target string) func(t *testing.T, dir string) {
@@ -117,19 +127,19 @@ func boundCases(t *testing.T) []hostileCase {
 			files: map[string]string{"app/kustomization.yaml": leak, "app/pod.yaml": podLatest}, setup: linkOut("app/base", filepath.Join(outside, "kbase")),
 			code: 3, want: "app/base is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
 		{name: "-k -o json base named with ../ out of the checkout", args: []string{"check", "-k", "app", "-o", "json"},
-			files: map[string]string{"app/pod.yaml": podLatest}, setup: leakKust(filepath.Join(outside, "kbase")),
+			files: map[string]string{"app/pod.yaml": podLatest}, setup: inCheckout(leakKust(filepath.Join(outside, "kbase"))),
 			code: 3, want: "lies outside .", reject: "ghp_S3cr3t", stdout: true},
 		{name: "-k file:// base, LoadRestrictionsNone", args: []string{"check", "-k", "app", "--load-restrictor", "LoadRestrictionsNone"},
 			files: map[string]string{"app/kustomization.yaml": "resources: [pod.yaml, 'file://" + filepath.Join(outside, "kbase") + "']\n", "app/pod.yaml": podLatest},
 			code:  3, want: "is a file:// repository", stdout: true},
 		{name: "-k --enable-helm helmGlobals.chartHome out of the checkout", args: []string{"check", "-k", "app", "--enable-helm"},
 			files: map[string]string{"app/kustomization.yaml": "helmGlobals: {chartHome: " + filepath.Join(outside, "charts") + "}\nhelmCharts:\n- {name: evil, releaseName: x, valuesFile: values.yaml}\n", "app/values.yaml": "{}\n"},
-			code:  3, want: "helmGlobals.chartHome", reject: "ghp_S3cr3t", stdout: true},
+			setup: inCheckout(nil), code: 3, want: "helmGlobals.chartHome", reject: "ghp_S3cr3t", stdout: true},
 		{name: "Argo CD source's base out of the --apps-root checkout, LoadRestrictionsNone", args: []string{"check", "-f", "apps", "--apps-root", ".", "--load-restrictor", "LoadRestrictionsNone"},
 			files: map[string]string{"app/pod.yaml": podLatest, "apps/app.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/r.git, path: app}\n  destination: {server: https://kubernetes.default.svc, namespace: shop}\n"},
 			setup: leakKust(filepath.Join(outside, "kbase")), code: 3, want: "--apps-root checkout alone", reject: "ghp_S3cr3t", stdout: true},
 		{name: "-f DIR with a symlink out of the checkout", args: []string{"check", "-f", "d"},
-			files: map[string]string{"d/pod.yaml": podLatest}, setup: linkOut("d/z.yaml", filepath.Join(outside, "kbase", "cm.yaml")),
+			files: map[string]string{"d/pod.yaml": podLatest}, setup: inCheckout(linkOut("d/z.yaml", filepath.Join(outside, "kbase", "cm.yaml"))),
 			code: 3, want: "d/z.yaml is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
 		{name: "in-tree Gate policy is /dev/zero", args: []string{"check", "-k", "."},
 			files: map[string]string{"kustomization.yaml": gateKust, "pod.yaml": pinned, "gates/gate.yaml": gateHead + "{policies: [/dev/zero]}\n"}, code: 3, want: "/dev/zero lies outside", stdout: true},
