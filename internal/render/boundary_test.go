@@ -160,16 +160,16 @@ func TestKustomizeInsideTheRepository(t *testing.T) {
 		"base/cm.yaml":              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n",
 		"comp/kustomization.yaml":   "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [extra.yaml]\n",
 		"comp/extra.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n",
-		"shared/kustomization.yaml": "resources: [s.yaml]\n",
-		"shared/s.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n",
+		"common/kustomization.yaml": "resources: [s.yaml]\n",
+		"common/s.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: common}\n",
 		"envs/prod/kustomization.yaml": "resources: [../../base, linked]\ncomponents: [../../comp]\nhelmGlobals: {chartHome: ../../charts}\n" +
 			"configMapGenerator: [{name: gen, literals: [k=v]}]\n",
 	})
-	must(t, os.Symlink(filepath.Join("..", "..", "shared"), filepath.Join(dir, "envs", "prod", "linked")))
+	must(t, os.Symlink(filepath.Join("..", "..", "common"), filepath.Join(dir, "envs", "prod", "linked")))
 	t.Chdir(dir)
 	res, err := Kustomize(filepath.Join("envs", "prod"), Options{})
 	got := rendered(t, res, err)
-	for _, want := range []string{"name: cfg", "name: extra", "name: shared", "name: gen-"} {
+	for _, want := range []string{"name: cfg", "name: extra", "name: common", "name: gen-"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("render lacks %q:\n%s", want, got)
 		}
