@@ -490,8 +490,18 @@ func shiftLines(n *yaml.Node, offset int) {
 	}
 }
 
-// readDocuments parses every document of a chunk, empty ones skipped.
+// readDocuments parses every document of a chunk, empty ones skipped:
+// with the fast reader where it reads them all (fastyaml.go), else with
+// the general one.
 func readDocuments(c []byte) ([]*yaml.RNode, error) {
+	if docs, ok := fastDocuments(c); ok {
+		return docs, nil
+	}
+	return readDocumentsGeneral(c)
+}
+
+// readDocumentsGeneral parses a chunk's documents with the YAML reader.
+func readDocumentsGeneral(c []byte) ([]*yaml.RNode, error) {
 	d := yaml.NewDecoder(bytes.NewReader(c))
 	var out []*yaml.RNode
 	for {
