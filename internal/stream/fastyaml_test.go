@@ -26,7 +26,8 @@ func sameNodes(a, b *yaml.Node, at string) string {
 		return ""
 	case a.Kind != b.Kind, a.Style != b.Style, a.Tag != b.Tag, a.Value != b.Value, a.Anchor != b.Anchor,
 		a.Alias != b.Alias, a.HeadComment != b.HeadComment, a.LineComment != b.LineComment,
-		a.FootComment != b.FootComment, a.Line != b.Line, a.Column != b.Column, len(a.Content) != len(b.Content):
+		a.FootComment != b.FootComment, a.Line != b.Line, a.Column != b.Column, len(a.Content) != len(b.Content),
+		(a.Content == nil) != (b.Content == nil):
 		return fmt.Sprintf("%s: fast %+v, general %+v", at, *a, *b)
 	}
 	for i := range a.Content {
