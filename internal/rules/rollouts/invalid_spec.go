@@ -86,7 +86,7 @@ func checkInvalidSpec(c *rules.Context) []finding.Finding {
 // narrower are the controller's errors that a narrower rule of this
 // package reports too, in its own words and at the object to fix: the
 // Service whose selector misses the pods, the Rollout whose Services are
-// the same or missing. text is part of the controller's message (a test
+// the same or missing, the Istio route the VirtualService lacks. text is part of the controller's message (a test
 // keeps each equal to the controller's constant); onService says the
 // narrower finding is on the Service the error's value names.
 var narrower = []struct {
@@ -99,6 +99,7 @@ var narrower = []struct {
 	{"Canary service and Stable service must to be set to use Traffic Routing", "rollout-canary-services", false},
 	{"Ping service and Pong service must to be set to use Ping-Pong feature", "rollout-canary-services", false},
 	{"the same service for the active and preview services", "rollout-bluegreen-services", false},
+	{"is not found in the defined Virtual Service", ruleTrafficRef, false},
 }
 
 // covered says that a narrower rule reports the controller's error e on
@@ -131,7 +132,7 @@ func covered(c *rules.Context, ro *yaml.RNode, e *field.Error) bool {
 func narrowerFindings(c *rules.Context) map[string]bool {
 	return rules.Memo(c, "rollouts/narrower-findings", func() map[string]bool {
 		seen := map[string]bool{}
-		for _, r := range []rules.Rule{ServiceSelector, CanaryServices, BlueGreenServices} {
+		for _, r := range []rules.Rule{ServiceSelector, CanaryServices, BlueGreenServices, TrafficRef} {
 			for _, f := range r.Check(c) {
 				if f.ResourceRef != nil {
 					seen[r.ID+"|"+f.ResourceRef.Kind+"|"+f.ResourceRef.Namespace+"|"+f.ResourceRef.Name] = true

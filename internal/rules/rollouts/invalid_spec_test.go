@@ -15,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
@@ -129,6 +130,7 @@ func controllerOracle(t *testing.T, stream string) []string {
 	templates := map[string]*v1alpha1.AnalysisTemplate{}
 	deployments := map[string]*appsv1.Deployment{}
 	ingresses := map[string]*networkingv1.Ingress{}
+	virtualServices := map[string]unstructured.Unstructured{}
 	for _, doc := range strings.Split(stream, "\n---\n") {
 		var meta struct{ Kind string }
 		mustDecode(t, doc, &meta)
@@ -153,6 +155,11 @@ func controllerOracle(t *testing.T, stream string) []string {
 			i := &networkingv1.Ingress{}
 			mustDecode(t, doc, i)
 			ingresses[i.Name] = i
+		case "VirtualService":
+			var v map[string]any
+			mustDecode(t, doc, &v)
+			u := unstructured.Unstructured{Object: v}
+			virtualServices[u.GetName()] = u
 		}
 	}
 	var out []string
@@ -196,6 +203,13 @@ func controllerOracle(t *testing.T, stream string) []string {
 		if tr := ro.Spec.Strategy.Canary; tr != nil && tr.TrafficRouting != nil && tr.TrafficRouting.Nginx != nil {
 			if i := ingresses[tr.TrafficRouting.Nginx.StableIngress]; i != nil {
 				refs.Ingresses = append(refs.Ingresses, *ingressutil.NewIngress(i))
+			}
+		}
+		if tr := ro.Spec.Strategy.Canary; tr != nil && tr.TrafficRouting != nil && tr.TrafficRouting.Istio != nil {
+			if vs := tr.TrafficRouting.Istio.VirtualService; vs != nil {
+				if u, ok := virtualServices[vs.Name]; ok {
+					refs.VirtualServices = append(refs.VirtualServices, u)
+				}
 			}
 		}
 		if err := validation.ValidateRolloutNginxIngressesConfig(ro); err != nil {
@@ -356,6 +370,8 @@ func TestInvalidSpecNarrowerTextsAreTheControllers(t *testing.T) {
 		validation.DuplicatedServicesBlueGreenMessage,
 		// validation_references.go formats this one inline.
 		`Service "web" has unmatch label "app" in rollout`,
+		// and the Istio plugin this one (rollout/trafficrouting/istio).
+		`HTTP Route 'primary' is not found in the defined Virtual Service.`,
 	}
 	for _, text := range rollouts.NarrowerTexts() {
 		if !slices.ContainsFunc(messages, func(m string) bool { return strings.Contains(m, text) }) {
