@@ -154,7 +154,7 @@ subjects: [{kind: ServiceAccount, name: api, namespace: api}]
 		{"kustomize.namespace overrides the render", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {namespace: shop-qa}}", "shop-prod")}, 1,
 			[]string{`render into namespace "shop-qa"`}, ""},
 		{"an image override drops the overlay's digest", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/prod, kustomize: {images: ['ghcr.io/example-shop/web:1.4.3']}}", "shop-prod")}, 1,
-			[]string{"== Application argocd/bad spec.source from examples/overlays/prod:", "Deployment/web (ns shop-prod)\n  ERROR [image-digest] spec.template.spec.containers[0].image: container \"web\": image \"ghcr.io/example-shop/web:1.4.3\" is not pinned by digest"}, ""},
+			[]string{"== Application argocd/bad spec.source from examples/overlays/prod:", "Deployment/web (ns shop-prod)\n  ERROR [image-digest] spec.template.spec.containers[0].image: container \"web\": image \"ghcr.io/example-shop/web:1.4.3\" is not pinned by digest (tag 1.4.3) (image set by Application bad spec.source.kustomize.images[0] in examples/apps/bad.yaml) [line 6]"}, ""},
 		{"every rule runs on the source", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/staging}", "shop-staging")}, 1,
 			[]string{"== Application argocd/bad spec.source from examples/overlays/staging:", "Deployment/web (ns shop-staging)\n  ERROR [image-digest]"}, ""},
 		{"a missing path is no verdict", map[string]string{"examples/apps/bad.yaml": app("{"+repo+", path: examples/overlays/nope}", "x")}, 3,

@@ -163,16 +163,37 @@ func TransformersOf(r *yaml.RNode, transformerKind string) []string {
 	return out
 }
 
-// ImageSetBy returns the kustomization whose images: entry set the image
-// repository of an object, or "".
-func ImageSetBy(r *yaml.RNode, repo string) string {
+// ImageSource is where an object's image repository was set: a
+// kustomization's images: entry, or an Argo CD Application's
+// spec.source.kustomize.images entry, which Argo CD writes into the
+// source's kustomization before it builds.
+type ImageSource struct {
+	// File holds the entry, Line (from 1; 0: unknown) is the entry's.
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	// By names the entry for a reader, when it is not File's images:.
+	By string `json:"by,omitempty"`
+}
+
+// Describe names the entry for a finding's message.
+func (s ImageSource) Describe() string {
+	if s.By != "" {
+		return s.By
+	}
+	return s.File + " `images:`"
+}
+
+// ImageSetBy returns where the image repository of an object was set, as
+// the renderer recorded it (AnnoImageSources); File is "" for an image no
+// images: entry set.
+func ImageSetBy(r *yaml.RNode, repo string) ImageSource {
 	s := yamlpath.Annotation(r.YNode(), AnnoImageSources)
 	if s == "" {
-		return ""
+		return ImageSource{}
 	}
-	var m map[string]string
+	var m map[string]ImageSource
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return ""
+		return ImageSource{}
 	}
 	return m[repo]
 }

@@ -22,7 +22,7 @@ metadata:
         configuredBy: {apiVersion: builtin, kind: ImageTagTransformer}
       - configuredIn: overlays/prod/kustomization.yaml
         configuredBy: {apiVersion: builtin, kind: NamespaceTransformer}
-    internal.kubectl-gate.dev/image-sources: '{"nginx": "overlays/prod/kustomization.yaml"}'
+    internal.kubectl-gate.dev/image-sources: '{"nginx": {"file": "overlays/prod/kustomization.yaml", "line": 7}}'
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -57,8 +57,8 @@ func TestFacts(t *testing.T) {
 	if got := manifest.TransformersOf(rs[0], "ImageTagTransformer"); len(got) != 1 || got[0] != "overlays/prod/kustomization.yaml" {
 		t.Errorf("TransformersOf = %v", got)
 	}
-	if got := manifest.ImageSetBy(rs[0], "nginx"); got != "overlays/prod/kustomization.yaml" || manifest.ImageSetBy(rs[0], "redis") != "" {
-		t.Errorf("ImageSetBy = %q", got)
+	if got := manifest.ImageSetBy(rs[0], "nginx"); got != (manifest.ImageSource{File: "overlays/prod/kustomization.yaml", Line: 7}) || manifest.ImageSetBy(rs[0], "redis").File != "" {
+		t.Errorf("ImageSetBy = %+v", got)
 	}
 	ix := manifest.NewIndex(rs)
 	if s := ix.Get("Service", "prod", "web"); s == nil || s.GetLabels()["second"] != "true" {

@@ -38,6 +38,10 @@ type ArgoSource struct {
 	Root   string
 	Refs   map[string]string
 	RefWhy map[string]string
+	// AppFile is the file the Application was read from, as the report
+	// names it, and Field the source's field path (spec.source,
+	// spec.sources[1]): where its kustomize overrides are written.
+	AppFile, Field string
 }
 
 // SkipError says that a source is of a kind the gate does not render (a Helm
@@ -83,6 +87,7 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 			return nil, err
 		}
 		opts.EditTop = edit
+		opts.EditImages = ArgoKustomizeImages(s.Kustomize, s.AppFile, "Application "+s.App+" "+s.Field+".kustomize.images")
 		if s.Root != "" {
 			// Rendered from the checkout alone, as the repo-server does.
 			opts.Root, opts.Confined = s.Root, true

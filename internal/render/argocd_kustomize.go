@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 )
 
 // argoKustomize is an Argo CD Application's spec.source.kustomize: the
@@ -60,6 +62,34 @@ func ArgoKustomizeEdit(spec *yaml.RNode, dir string) (func(*yaml.RNode) error, e
 		return nil, fmt.Errorf("reading spec.source.kustomize: %w", err)
 	}
 	return func(node *yaml.RNode) error { return editKustomization(node, &ak, dir) }, nil
+}
+
+// ArgoKustomizeImages says where each images entry of an Application's
+// spec.source.kustomize (spec) is, by the repository it sets (as the
+// kustomization's images: entry the edit writes produces it): the
+// Application's file and the entry's line. by names the entries' field.
+// Nil without entries or without the Application's file.
+func ArgoKustomizeImages(spec *yaml.RNode, file, by string) map[string]manifest.ImageSource {
+	if spec == nil || file == "" {
+		return nil
+	}
+	list := spec.Field("images")
+	if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := map[string]manifest.ImageSource{}
+	for i, e := range list.Value.YNode().Content {
+		var k types.Kustomization
+		if e.Kind != yaml.ScalarNode || setImage(&k, e.Value) != nil {
+			continue // the edit reports it
+		}
+		repo := k.Images[0].NewName
+		if repo == "" {
+			repo = k.Images[0].Name
+		}
+		out[repo] = manifest.ImageSource{File: file, Line: e.Line, By: fmt.Sprintf("%s[%d] in %s", by, i, file)}
+	}
+	return out
 }
 
 // editKustomization round-trips the kustomization through kustomize's own

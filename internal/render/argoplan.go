@@ -53,7 +53,8 @@ func SkipSource(root string, remotes []string, src argo.Source) string {
 func LocalSource(root string, app *yaml.RNode, src argo.Source) (ArgoSource, error) {
 	spec := ArgoSource{Dir: filepath.Join(root, filepath.FromSlash(src.Path)), App: app.GetName(), Chart: src.Chart,
 		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory,
-		HelmSpec: src.HelmSpec, Namespace: manifest.Str(app, "spec.destination.namespace"), Root: root}
+		HelmSpec: src.HelmSpec, Namespace: manifest.Str(app, "spec.destination.namespace"), Root: root, Field: src.Field}
+	spec.AppFile, _ = manifest.FileAnnotations(app)
 	// "", ".", "./" and "a/../" name the repository root (issue 10: "./"
 	// was refused).
 	if clean := filepath.Clean(filepath.FromSlash(src.Path)); clean != "." && !filepath.IsLocal(clean) {
@@ -71,6 +72,10 @@ func SourceKey(s ArgoSource) string {
 	if s.Helm || s.HelmSpec != nil || helm.IsChart(s.Dir) {
 		// A chart renders per release name and namespace.
 		fmt.Fprintf(&b, "|%s|%s|%v|%v", s.App, s.Namespace, s.Refs, s.RefWhy)
+	}
+	if s.Kustomize != nil && s.Kustomize.Field("images") != nil {
+		// a finding names the Application whose override set an image
+		fmt.Fprintf(&b, "|%s|%s|%s", s.AppFile, s.App, s.Field)
 	}
 	for _, n := range []*yaml.RNode{s.Kustomize, s.Directory, s.HelmSpec} {
 		if n != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -40,8 +42,11 @@ type gateFS struct {
 	noRemote bool
 	edit     func(*yaml.RNode) error
 	// images maps a kustomization path to the repositories its images:
-	// entries produce (newName, else name).
-	images map[string][]string
+	// entries produce (newName, else name), and where each entry is.
+	images map[string][]imageEntry
+	// editImages says where the entries the edit writes come from (an
+	// Application's spec.source.kustomize.images), by repository.
+	editImages map[string]manifest.ImageSource
 	// execOff: KRM functions run, exec ones do not (--enable-alpha-plugins
 	// without --enable-exec). kustomize then skips an exec function
 	// without a word and exits 0; skipped records each one.
@@ -96,7 +101,7 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 		return data, nil // kustomize reports its own parse error
 	}
 	top := filepath.Dir(path) == g.top
-	g.recordImages(path, node)
+	g.recordImages(path, node, nil)
 	changed := false
 	for _, field := range []string{"validators", "transformers"} {
 		c, err := g.strip(node, path, field, top)
@@ -116,6 +121,7 @@ func (g *gateFS) rewrite(path string, data []byte) ([]byte, error) {
 			if err := g.edit(node); err != nil {
 				return nil, fmt.Errorf("editing %s: %w", g.rel(path), err)
 			}
+			g.recordEdited(path, node)
 			if g.noRemote {
 				// What the edit added was not in the file RemoteRefs read.
 				refs, err := editedRemoteRefs(node, filepath.Dir(path), g.display, g.rel(path)+" (as the Application's kustomize overrides edit it)", func(p string) bool { return g.bound.check(p) == nil })
@@ -428,25 +434,72 @@ func (g *gateFS) rel(path string) string {
 	return path
 }
 
+// imageEntry is an images: entry of a kustomization: the repository it
+// produces, and where it is written.
+type imageEntry struct {
+	repo string
+	src  manifest.ImageSource
+}
+
 // recordImages notes which repositories a kustomization's images: entries
-// produce, so a finding can name the overlay that set an image.
-func (g *gateFS) recordImages(path string, node *yaml.RNode) {
+// produce, and the line of each, so a finding can name the overlay that
+// set an image; edited gives the repositories an edit of the file wrote
+// from elsewhere (an Application's overrides): their entries are there,
+// not in the file.
+func (g *gateFS) recordImages(path string, node *yaml.RNode, edited map[string]manifest.ImageSource) {
 	list := node.Field("images")
 	if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
 		return
 	}
-	var repos []string
+	var entries []imageEntry
 	for _, e := range list.Value.YNode().Content {
 		repo := yamlpath.String(e, "newName")
 		if repo == "" {
 			repo = yamlpath.String(e, "name")
 		}
-		repos = append(repos, repo)
+		src, ok := edited[repo]
+		if !ok {
+			src = manifest.ImageSource{File: g.rel(path), Line: e.Line}
+		}
+		entries = append(entries, imageEntry{repo, src})
 	}
 	if g.images == nil {
-		g.images = map[string][]string{}
+		g.images = map[string][]imageEntry{}
 	}
-	g.images[g.rel(path)] = repos
+	g.images[g.rel(path)] = entries
+}
+
+// recordEdited records the top-level kustomization's images: entries
+// again after the edit: those the edit wrote are where editImages says,
+// the others where the file had them (the edit rewrites the file, so its
+// nodes' lines are not the file's).
+func (g *gateFS) recordEdited(path string, node *yaml.RNode) {
+	before := map[string]manifest.ImageSource{}
+	for _, e := range g.images[g.rel(path)] {
+		before[e.repo] = e.src
+	}
+	edited := maps.Clone(g.editImages)
+	if edited == nil {
+		edited = map[string]manifest.ImageSource{}
+	}
+	list := node.Field("images")
+	if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+		return
+	}
+	for _, e := range list.Value.YNode().Content {
+		repo := yamlpath.String(e, "newName")
+		if repo == "" {
+			repo = yamlpath.String(e, "name")
+		}
+		if _, ok := edited[repo]; !ok {
+			src, ok := before[repo]
+			if !ok {
+				src = manifest.ImageSource{File: g.rel(path)}
+			}
+			edited[repo] = src
+		}
+	}
+	g.recordImages(path, node, edited)
 }
 
 // checkChartHome refuses a kustomization whose helmCharts: would render a

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
+	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 )
 
 // Options configure the in-process kustomize render, as kustomize's flags do.
@@ -24,6 +25,10 @@ type Options struct {
 	// EditTop, when set, edits the top-level kustomization before the
 	// build, as `kustomize edit` would (Argo CD's spec.source.kustomize).
 	EditTop func(kustomization *yaml.RNode) error
+	// EditImages says where the images: entries EditTop writes come
+	// from, by the repository each produces (ArgoKustomizeImages), for
+	// findings about the images they set.
+	EditImages map[string]manifest.ImageSource
 	// HelmRepoCache is --helm-repo-cache: chart archives that stand in for
 	// remote chart dependencies.
 	HelmRepoCache string
@@ -125,7 +130,7 @@ func Kustomize(dir string, opts Options) (*Result, error) {
 	case len(remote) > 0:
 		bound.allowClones()
 	}
-	fs := &gateFS{FileSystem: bound, bound: bound, top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, restrictNone: opts.LoadRestrictorNone,
+	fs := &gateFS{FileSystem: bound, bound: bound, top: abs, display: dir, seen: map[string]bool{}, edit: opts.EditTop, editImages: opts.EditImages, restrictNone: opts.LoadRestrictorNone,
 		execOff: opts.EnableAlphaPlugins && !opts.EnableExec, noRemote: opts.NoRemote}
 	k := krusty.MakeKustomizer(krustyOptions(opts))
 	m, err := k.Run(fs, abs)

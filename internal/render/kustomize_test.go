@@ -119,8 +119,9 @@ func TestOriginNamesSourceFilesAndIsStripped(t *testing.T) {
 			if f := manifest.SourceFile(r); f == nil || f.Path != "examples/base/worker.yaml" {
 				t.Errorf("source file = %+v, want examples/base/worker.yaml", f)
 			}
-			if k := manifest.ImageSetBy(r, "ghcr.io/example-shop/worker"); k != "examples/overlays/prod-retag/kustomization.yaml" {
-				t.Errorf("worker image set by %q", k)
+			// the worker's entry of the overlay's images:, on its line
+			if k := manifest.ImageSetBy(r, "ghcr.io/example-shop/worker"); k != (manifest.ImageSource{File: "examples/overlays/prod-retag/kustomization.yaml", Line: 14}) {
+				t.Errorf("worker image set by %+v", k)
 			}
 		}
 	}
@@ -135,8 +136,8 @@ func TestOriginNamesSourceFilesAndIsStripped(t *testing.T) {
 	}
 	for _, r := range staging.Resources {
 		web, worker := manifest.ImageSetBy(r, "ghcr.io/example-shop/web"), manifest.ImageSetBy(r, "ghcr.io/example-shop/worker")
-		if worker != "" || (r.GetName() == "web" && r.GetKind() == "Deployment" && web != "examples/overlays/staging/kustomization.yaml") {
-			t.Errorf("%s: web set by %q, worker by %q", r.GetName(), web, worker)
+		if worker.File != "" || (r.GetName() == "web" && r.GetKind() == "Deployment" && web != (manifest.ImageSource{File: "examples/overlays/staging/kustomization.yaml", Line: 8})) {
+			t.Errorf("%s: web set by %+v, worker by %+v", r.GetName(), web, worker)
 		}
 	}
 	StripBuildAnnotations(res.Resources)

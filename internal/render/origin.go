@@ -60,15 +60,15 @@ func rewritePaths(text, display string, keys ...string) string {
 // manifest.AnnoImageSources annotation. kustomize's transformer annotation
 // lists every ImageTagTransformer that ran over a resource, not which one
 // changed which image, so the entries themselves are matched.
-func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]string) {
+func annotateImageSources(resources []*yaml.RNode, kustImages map[string][]imageEntry) {
 	if len(kustImages) == 0 {
 		return
 	}
 	for _, r := range resources {
-		sources := map[string]string{}
+		sources := map[string]manifest.ImageSource{}
 		for _, kust := range manifest.TransformersOf(r, "ImageTagTransformer") {
-			for _, repo := range kustImages[kust] {
-				sources[repo] = kust
+			for _, e := range kustImages[kust] {
+				sources[e.repo] = e.src
 			}
 		}
 		if len(sources) == 0 {

@@ -173,8 +173,8 @@ func commonFile(fs []finding.Finding) string {
 }
 
 // objectLine is a finding under its object's header: severity, rule,
-// field, message and where it was set ("line N" in the header's file, else
-// the file and line). Escaped.
+// field, message and where it was set ("line N" in the header's file or
+// the file the message names, else the file and line). Escaped.
 func objectLine(f finding.Finding, file string) string {
 	var b strings.Builder
 	b.Grow(len(f.Rule) + len(f.Message) + 64)
@@ -189,7 +189,13 @@ func objectLine(f finding.Finding, file string) string {
 	b.WriteString(": ")
 	b.WriteString(f.Message)
 	switch {
-	case f.File == nil || f.File.Path == "" || strings.Contains(f.Message, f.File.Path):
+	case f.File == nil || f.File.Path == "":
+	case strings.Contains(f.Message, f.File.Path) && f.File.Line > 0:
+		// the message names the file ("image set by FILE `images:`")
+		b.WriteString(" [line ")
+		b.WriteString(strconv.Itoa(f.File.Line))
+		b.WriteByte(']')
+	case strings.Contains(f.Message, f.File.Path):
 	case f.File.Path == file && f.File.Line > 0:
 		b.WriteString(" [line ")
 		b.WriteString(strconv.Itoa(f.File.Line))

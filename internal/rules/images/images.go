@@ -39,9 +39,9 @@ func findImages(c *rules.Context) []workloadImage {
 
 func imageFinding(rule string, sev finding.Severity, w workloadImage, format string, args ...any) finding.Finding {
 	f := manifest.Finding(rule, sev, w.obj, w.c.Path, w.c.Image, format, args...)
-	if kust := manifest.ImageSetBy(w.obj, w.ref.Repository()); kust != "" {
-		f.File = &finding.File{Path: kust}
-		f.Message += fmt.Sprintf(" (image set by %s `images:`)", kust)
+	if src := manifest.ImageSetBy(w.obj, w.ref.Repository()); src.File != "" {
+		f.File = &finding.File{Path: src.File, Line: src.Line}
+		f.Message += fmt.Sprintf(" (image set by %s)", src.Describe())
 	}
 	return f
 }

@@ -74,11 +74,20 @@ func TestImageDigestOffAndNamesTheOverlay(t *testing.T) {
 	}
 	stream := strings.Replace(deployment("nginx:latest"), "namespace: prod}", `namespace: prod, annotations: {
     config.kubernetes.io/origin: "path: base/web.yaml\n",
-    internal.kubectl-gate.dev/image-sources: "{\"nginx\": \"overlays/prod/kustomization.yaml\"}"}}`, 1)
+    internal.kubectl-gate.dev/image-sources: "{\"nginx\": {\"file\": \"overlays/prod/kustomization.yaml\", \"line\": 9}}"}}`, 1)
 	got := runRuleOn(t, "image-digest", stream, nil, nil)
-	if len(got) != 1 || got[0].File == nil || got[0].File.Path != "overlays/prod/kustomization.yaml" ||
+	if len(got) != 1 || got[0].File == nil || *got[0].File != (finding.File{Path: "overlays/prod/kustomization.yaml", Line: 9}) ||
 		!strings.Contains(got[0].Message, "image set by overlays/prod/kustomization.yaml `images:`") {
-		t.Fatalf("finding does not name the overlay: %+v", got)
+		t.Fatalf("finding does not name the overlay's entry: %+v", got)
+	}
+	// an Application's spec.source.kustomize.images entry, which Argo CD
+	// writes into the kustomization it builds
+	stream = strings.Replace(deployment("nginx:latest"), "namespace: prod}", `namespace: prod, annotations: {
+    internal.kubectl-gate.dev/image-sources: "{\"nginx\": {\"file\": \"apps/web.yaml\", \"line\": 17, \"by\": \"Application web spec.source.kustomize.images[0] in apps/web.yaml\"}}"}}`, 1)
+	got = runRuleOn(t, "image-digest", stream, nil, nil)
+	if len(got) != 1 || got[0].File == nil || *got[0].File != (finding.File{Path: "apps/web.yaml", Line: 17}) ||
+		!strings.Contains(got[0].Message, "(image set by Application web spec.source.kustomize.images[0] in apps/web.yaml)") {
+		t.Fatalf("finding does not name the Application's entry: %+v", got[0])
 	}
 }
 
