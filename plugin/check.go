@@ -40,7 +40,7 @@ func runCheck(ctx context.Context, args []string, s Streams, version string, pin
 		return fail(s.Err, err)
 	}
 	o.denyRemoteFrom(base)
-	printLogs := captureLogs()
+	printLogs := captureLogs(o.quiet)
 	defer printLogs(s.Err) // on the paths that end before finish
 	prog := progress(s, o)
 	defer prog("") // every return path ends the progress line

@@ -67,7 +67,7 @@ func runDiff(ctx context.Context, args []string, s Streams, version string) int 
 	rel, _ := filepath.Rel(top, cwd)
 	done := make(chan *diff.Report, 1)
 	var usage []error // the head's usage errors, set before done is sent
-	printLogs := captureLogs()
+	printLogs := captureLogs(o.quiet)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {

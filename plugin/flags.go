@@ -88,7 +88,7 @@ func newFlagSet(name string, o *options, pin bool) *pflag.FlagSet {
 	fs.Int64Var(&o.maxInputBytes, "max-input-bytes", stream.DefaultMaxBytes, "refuse a -f file or stdin larger than this (no verdict)")
 	fs.StringVar(&o.configFile, "config", "", "a Gate or Pin object (the KRM function's functionConfig)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, "|"))
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "text output: only error findings, what had no verdict and the verdict line; no progress on stderr")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "text output: only error findings, what had no verdict and the verdict line; no progress or warnings (kustomize's too) on stderr")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "text output: list every entry of long lists; stderr: each stage with its timing")
 	fs.BoolVar(&o.noColor, "no-color", false, "no color in text output (also when NO_COLOR is set)")
 	fs.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the gate: error|warning")

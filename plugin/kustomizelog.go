@@ -46,8 +46,9 @@ func (l *logLines) Write(p []byte) (int, error) {
 
 // captureLogs sends the standard logger to a collector until the returned
 // func is called, which prints each distinct line once as a warning to w
-// and restores the logger; calls after the first do nothing.
-func captureLogs() func(w io.Writer) {
+// (nothing when quiet: --quiet shows no warnings) and restores the logger;
+// calls after the first do nothing.
+func captureLogs(quiet bool) func(w io.Writer) {
 	l := &logLines{}
 	prevOut, prevFlags := log.Writer(), log.Flags()
 	log.SetOutput(l)
@@ -57,6 +58,9 @@ func captureLogs() func(w io.Writer) {
 	return func(w io.Writer) {
 		once.Do(func() {
 			restoreStderr()
+			if quiet {
+				w = io.Discard
+			}
 			l.flush(w, prevOut, prevFlags)
 		})
 	}

@@ -30,4 +30,14 @@ func TestKustomizeLogLinesAreWarnings(t *testing.T) {
 	if n := strings.Count(errb.String(), "warning: 'vars' is deprecated"); n != 1 || strings.Contains(errb.String(), "# Warning") {
 		t.Errorf("stderr = %q, want the deprecation notice once as a warning: line", errb.String())
 	}
+	// --quiet shows no warnings: kustomize's are not shown either (they
+	// were, as the only lines on stderr)
+	out.Reset()
+	errb.Reset()
+	if code := Run(context.Background(), []string{"check", "-q", "-k", dir}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, "test"); code != ExitPass {
+		t.Fatalf("-q: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if errb.Len() > 0 {
+		t.Errorf("-q: stderr = %q, want nothing", errb.String())
+	}
 }

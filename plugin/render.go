@@ -52,7 +52,7 @@ func runRender(ctx context.Context, args []string, s Streams, version string) in
 		return fail(s.Err, err)
 	}
 	o.denyRemoteFrom(base)
-	printLogs := captureLogs()
+	printLogs := captureLogs(o.quiet)
 	defer printLogs(s.Err)
 	prog := progress(s, o)
 	defer prog("") // every return path ends the progress line
