@@ -3,6 +3,7 @@ package rollouts
 import (
 	"fmt"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
 	"github.com/kubectl-gate/kubectl-gate/internal/manifest"
 	"github.com/kubectl-gate/kubectl-gate/internal/rules"
@@ -20,7 +21,7 @@ var AnalysisRef = rules.Rule{
 	Reads:    reads,
 	Check:    checkAnalysisRef,
 	Mutants: []rules.Mutant{
-		{Name: "misspell an AnalysisTemplate name", Apply: rules.OnResources(onRollout(misspellTemplate))},
+		{Name: "misspell an AnalysisTemplate name", Apply: rules.OnResources(misspellAnyTemplate)},
 	},
 }
 
@@ -196,6 +197,29 @@ func argFindings(ro *yaml.RNode, g analysisGroup, templates []*yaml.RNode) []fin
 }
 
 // misspellTemplate misspells the first templateName the Rollout references.
+// misspellAnyTemplate misspells the first template name a Rollout
+// references, else one a standalone Experiment's analyses do (a render of
+// Experiments alone was "N/A", though the rule checks them).
+func misspellAnyTemplate(rs []*yaml.RNode, spec *config.Spec) ([]*yaml.RNode, bool) {
+	if out, ok := onRollout(misspellTemplate)(rs, spec); ok {
+		return out, true
+	}
+	for _, ex := range rs {
+		if !isKind(ex, groupRollouts, "Experiment") || manifest.IsLocalConfig(ex) {
+			continue
+		}
+		analyses, err := ex.Pipe(yaml.Lookup("spec", "analyses"))
+		if err != nil || analyses == nil {
+			continue
+		}
+		if n := firstField(analyses.YNode(), "templateName"); n != nil && n.Value != "" {
+			n.Value += "-selftest-typo"
+			return rs, true
+		}
+	}
+	return nil, false
+}
+
 func misspellTemplate(ro *yaml.RNode) bool {
 	strategy, err := ro.Pipe(yaml.Lookup("spec", "strategy"))
 	if err != nil || strategy == nil {

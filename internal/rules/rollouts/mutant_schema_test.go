@@ -40,3 +40,45 @@ func TestAutoPromotionMutantsAreSchemaValid(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysisRefMutantOnAStandaloneExperiment: a render whose only
+// analysis references are a standalone Experiment's gets a mutant that
+// misspells one, and the rule catches it (selftest said N/A there, found
+// on argoproj/rollouts-demo's examples/experiment).
+func TestAnalysisRefMutantOnAStandaloneExperiment(t *testing.T) {
+	const input = `apiVersion: argoproj.io/v1alpha1
+kind: Experiment
+metadata: {name: demo, namespace: shop}
+spec:
+  duration: 15m
+  templates:
+  - name: purple
+    replicas: 1
+    selector: {matchLabels: {app: demo}}
+    template:
+      metadata: {labels: {app: demo}}
+      spec: {containers: [{name: c, image: registry.example.com/demo:1}]}
+  analyses:
+  - name: purple
+    templateName: http-benchmark
+---
+apiVersion: argoproj.io/v1alpha1
+kind: AnalysisTemplate
+metadata: {name: http-benchmark, namespace: shop}
+spec:
+  metrics:
+  - name: ok
+    provider: {job: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: registry.example.com/bench:1}]}}}}}
+`
+	if got := ruletest.Check(t, rollouts.AnalysisRef, ruletest.Case{Input: input}); len(got) != 0 {
+		t.Fatalf("the baseline fires:\n%s", ruletest.FormatAll(got))
+	}
+	m := rollouts.AnalysisRef.Mutants[0]
+	s := &rules.Subject{Resources: ruletest.Parse(t, input), Config: config.Default()}
+	if !m.Apply(s) {
+		t.Fatalf("mutant %q does not apply to a standalone Experiment", m.Name)
+	}
+	if got := ruletest.CheckResources(rollouts.AnalysisRef, s.Resources, nil, nil); len(got) != 1 {
+		t.Errorf("mutant %q: %d findings, want 1:\n%s", m.Name, len(got), ruletest.FormatAll(got))
+	}
+}
