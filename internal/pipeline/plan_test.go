@@ -235,3 +235,42 @@ spec:
 		t.Fatalf("want rollout-canary-pause, got %v", res.Units[0].Report.Findings)
 	}
 }
+
+// TestPlanSameInputOnce: an input given twice, however spelled (`-k ./a -k
+// a/`, a symlink to it; `-f x.yaml -f ./x.yaml`), is rendered and reported
+// once, in the order given: every finding was reported twice, and a -f
+// file read twice held each object twice.
+func TestPlanSameInputOnce(t *testing.T) {
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
+		"a/kustomization.yaml": "resources: [web.yaml]\n",
+		"a/web.yaml":           web("ghcr.io/example/web:1.0"),
+		"b/kustomization.yaml": "resources: [../a]\nnamePrefix: b-\n",
+		"raw/x.yaml":           web("ghcr.io/example/x:1"),
+	})
+	if err := os.Symlink("a", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	res, err := pipeline.Run(context.Background(), pipeline.Inputs{
+		Kustomizations: []string{"./a", "b", "a/", "link", filepath.Join(dir, "a"), "b/."},
+		Files:          []string{"raw/x.yaml", "./raw/x.yaml", "raw//x.yaml", filepath.Join(dir, "raw", "x.yaml")},
+	}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	findings := 0
+	for _, u := range res.Units {
+		got = append(got, u.Input())
+		if u.Err != nil || u.Report == nil {
+			t.Fatalf("%s: %v", u.Input(), u.Err)
+		}
+		findings += len(u.Report.Findings)
+	}
+	if want := []string{"-k ./a", "-k b", "-f raw/x.yaml"}; !slices.Equal(got, want) {
+		t.Errorf("units %q, want %q", got, want)
+	}
+	if findings != 3 { // image-digest on each of the three Deployments
+		t.Errorf("%d findings, want 3", findings)
+	}
+}
