@@ -8,7 +8,8 @@ import (
 // TestE2EYAML11AsKubectl: kubectl apply -f, and Argo CD's repo-server for
 // a directory source, read YAML 1.1 (sigs.k8s.io/yaml): a plain on or yes
 // is a boolean, which the API server refuses in a label or an env value.
-// The gate read them as YAML 1.2 strings and passed. Quoted they are
+// The gate read them as YAML 1.2 strings and passed; so did it a Helm
+// chart's output, which helm install decodes alike. Quoted they are
 // strings; a kustomize render reads them as YAML 1.2 strings and writes
 // them quoted (`tier: "on"`, seen from kustomize build), so it passes.
 func TestE2EYAML11AsKubectl(t *testing.T) {
@@ -26,6 +27,9 @@ func TestE2EYAML11AsKubectl(t *testing.T) {
 		{"from stdin", []string{"-f", "-"}, 1, `metadata.labels[tier]`},
 		{"Argo CD directory source", []string{"-f", dir + "argocd/app.yaml", "--apps-root", ".", "--repo-url", "https://github.com/kubectl-gate/kubectl-gate.git"}, 1,
 			"Deployment/web [" + dir + "argocd/manifests/deploy.yaml]\n  ERROR [schema] metadata.labels[tier]: Invalid value: null"},
+		// helm install decodes a chart's output as kubectl does.
+		{"Helm chart", []string{"--chart", "internal/helm/testdata/charts/yaml11"}, 1,
+			"Deployment/release-name [internal/helm/testdata/charts/yaml11/templates/deploy.yaml]\n  ERROR [schema] metadata.labels[tier]: Invalid value: null"},
 		{"quoted", []string{"-f", dir + "quoted.yaml"}, 0, "PASS: 1 resource(s)"},
 		{"kustomize render", []string{"-k", dir + "kustomize"}, 0, "PASS: 1 resource(s)"},
 	} {

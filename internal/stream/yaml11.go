@@ -220,3 +220,48 @@ func key11(k *yaml.Node) error {
 	}
 	return nil
 }
+
+// ResolveAsKubectl resolves the plain scalars of a tree read otherwise, as
+// Parse does (value11, key11): for Helm's output, which helm install
+// (kube.Client.Build: cli-runtime's reader), Argo CD's repo-server and
+// Flux's helm-controller decode with sigs.k8s.io/yaml, as YAML 1.1. Not
+// for kustomize's helmCharts, which kustomize reads as YAML 1.2. A key
+// made the same as another (`on:` beside "true":) is an error, as a key
+// written twice.
+func ResolveAsKubectl(n *yaml.RNode) error {
+	return resolveTree(n.YNode(), 0)
+}
+
+func resolveTree(n *yaml.Node, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("line %d: nested deeper than %d levels", n.Line, maxDepth)
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return value11(n)
+	case yaml.MappingNode:
+		changed := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && !isMergeKey(k) {
+				was := k.Value
+				if err := key11(k); err != nil {
+					return err
+				}
+				changed = changed || k.Value != was
+			}
+			if err := resolveTree(n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		if changed {
+			return checkDuplicates(n.Content)
+		}
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := resolveTree(c, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

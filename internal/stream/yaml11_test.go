@@ -234,3 +234,19 @@ func FuzzYAML11Scalars(f *testing.F) {
 		}
 	})
 }
+
+// TestResolveAsKubectl: a tree read otherwise (Helm's output) resolved as
+// Parse resolves it; a key made another's is an error.
+func TestResolveAsKubectl(t *testing.T) {
+	n := yaml.MustParse("metadata:\n  labels: {tier: on, 0x10: x}\ndata: [yes, \"no\"]\n")
+	if err := ResolveAsKubectl(n); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(n.MustString()); got != "metadata:\n  labels: {tier: true, \"16\": x}\ndata: [true, \"no\"]" {
+		t.Errorf("got\n%s", got)
+	}
+	err := ResolveAsKubectl(yaml.MustParse("a: x\non: 1\n\"true\": 2\n"))
+	if err == nil || !strings.Contains(err.Error(), `key "true" already defined at line 2`) {
+		t.Errorf("got %v, want a duplicate key", err)
+	}
+}
