@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -272,5 +275,35 @@ func TestPlanSameInputOnce(t *testing.T) {
 	}
 	if findings != 3 { // image-digest on each of the three Deployments
 		t.Errorf("%d findings, want 3", findings)
+	}
+}
+
+// TestWriteYAMLAsKubectlReadsIt: a render printed for kubectl apply -f
+// (render, pin) holds the strings kubectl reads as strings. kustomize reads
+// `tier: on` as the string "on" and kustomize build writes it quoted;
+// kyaml's encoder wrote it plain, which kubectl (YAML 1.1) reads as the
+// boolean true, so `kubectl gate render -k` piped to kubectl sent what the
+// gate had not checked.
+func TestWriteYAMLAsKubectlReadsIt(t *testing.T) {
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
+		"a/kustomization.yaml": "resources: [cm.yaml]\n",
+		"a/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {tier: on, on: x}\ndata:\n  a: yes\n  b: \"No\"\n  c: 'off'\n  d: true\n",
+	})
+	res, err := pipeline.Run(context.Background(), pipeline.Inputs{Kustomizations: []string{filepath.Join(dir, "a")}}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := res.Units[0].WriteYAML(&b); err != nil {
+		t.Fatal(err)
+	}
+	j, err := sigsyaml.YAMLToJSON(b.Bytes()) // kubectl's decoder
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"labels":{"on":"x","tier":"on"}`, `"data":{"a":"yes","b":"No","c":"off","d":true}`} {
+		if !strings.Contains(string(j), want) {
+			t.Errorf("kubectl reads %s, want %s in it\n%s", j, want, b.String())
+		}
 	}
 }

@@ -265,3 +265,23 @@ func resolveTree(n *yaml.Node, depth int) error {
 	}
 	return nil
 }
+
+// QuoteForKubectl marks the strings of a tree that YAML 1.1 would read as
+// something else to be written quoted: kyaml's encoder writes the string
+// "on" (a kustomize render of `tier: on`, or of `tier: "on"`) plain, which
+// kubectl apply -f then reads as the boolean true. kustomize build writes
+// it quoted (through JSON and sigs.k8s.io/yaml); a render the gate prints
+// for kubectl (render, pin) must too. Only the style changes.
+func QuoteForKubectl(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		if n.Style == 0 && n.ShortTag() == "!!str" {
+			if _, ok := bool11[n.Value]; ok {
+				n.Style = yaml.DoubleQuotedStyle
+			}
+		}
+		return
+	}
+	for _, c := range n.Content {
+		QuoteForKubectl(c)
+	}
+}
