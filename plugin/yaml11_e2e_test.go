@@ -1,8 +1,11 @@
 package plugin_test
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-gate/kubectl-gate/internal/testutil"
 )
 
 // TestE2EYAML11AsKubectl: kubectl apply -f, and Argo CD's repo-server for
@@ -41,6 +44,29 @@ func TestE2EYAML11AsKubectl(t *testing.T) {
 			r := gate(t, stdin, append([]string{"check", "--no-color"}, c.args...)...)
 			if r.Code != c.code || !strings.Contains(r.Stdout, c.want) {
 				t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", r.Code, c.code, c.want, r.Stdout, r.Stderr)
+			}
+		})
+	}
+}
+
+// TestE2EYAML11KubectlAgrees: kubectl itself reads the fixtures so, with
+// no cluster (annotate --local prints the object as it decoded it): the
+// label on is a boolean it cannot decode, the env value yes is true, the
+// quoted ones are strings.
+func TestE2EYAML11KubectlAgrees(t *testing.T) {
+	kubectl := testutil.Tool(t, "KUBECTL", "kubectl")
+	const dir = "internal/stream/testdata/yaml11/"
+	for _, c := range []struct{ file, stdout, stderr string }{
+		{"label-on.yaml", "", "cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string"},
+		{"env-yes.yaml", `"value": true`, ""},
+		{"quoted.yaml", `"tier": "on"`, ""},
+		{"quoted.yaml", `"value": "yes"`, ""},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			r := testutil.Run(t, testutil.Root(t), "", []string{"KUBECONFIG=" + os.DevNull}, kubectl,
+				"annotate", "--local", "-f", dir+c.file, "checked=yes", "-o", "json")
+			if !strings.Contains(r.Stdout, c.stdout) || !strings.Contains(r.Stderr, c.stderr) || (r.Code == 0) != (c.stderr == "") {
+				t.Errorf("kubectl: exit %d, want %q on stdout, %q on stderr\nstdout:\n%s\nstderr:\n%s", r.Code, c.stdout, c.stderr, r.Stdout, r.Stderr)
 			}
 		})
 	}
