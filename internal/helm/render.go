@@ -23,7 +23,9 @@ import (
 	sigyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/gcfloor"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 	"github.com/kubectl-gate/kubectl-gate/internal/tmplbound"
+	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
 // DefaultReleaseName is the release name `helm template` uses when none is
@@ -170,7 +172,20 @@ func Render(ctx context.Context, dir, display string, o Options) ([]*yaml.RNode,
 	if err != nil {
 		return nil, err
 	}
-	return Parse(docs, display)
+	objs, err := Parse(docs, display)
+	if err != nil {
+		return nil, err
+	}
+	// helm install, Argo CD and Flux decode the rendered text as kubectl
+	// does, as YAML 1.1 (stream.ResolveAsKubectl): a template's plain
+	// `tier: on` is the boolean true. (Parse alone, for kustomize's
+	// helmCharts, leaves it as kustomize reads it.)
+	for _, n := range objs {
+		if err := stream.ResolveAsKubectl(n); err != nil {
+			return nil, fmt.Errorf("reading %s rendered by helm: %w", orChart(yamlpath.Annotation(n.YNode(), AnnoSource)), err)
+		}
+	}
+	return objs, nil
 }
 
 // run loads the chart, resolves its dependencies locally and runs helm's

@@ -275,3 +275,34 @@ func TestTemplateRaisesFloor(t *testing.T) {
 		return err
 	})
 }
+
+// TestRenderYAML11AsHelmInstall: helm install (kube.Client.Build, through
+// cli-runtime's reader), Argo CD's repo-server and Flux decode a chart's
+// rendered text with sigs.k8s.io/yaml, as YAML 1.1: a template's plain
+// `tier: on` is the boolean true, which the API server refuses in a label.
+// Render reads it so. Parse, which kustomize's helmCharts goes through
+// (Command), leaves it as kustomize reads it: the string "on".
+func TestRenderYAML11AsHelmInstall(t *testing.T) {
+	const dir = "testdata/charts/yaml11"
+	tier := func(n *yaml.RNode) *yaml.Node {
+		v, err := n.Pipe(yaml.Lookup("metadata", "labels", "tier"))
+		if err != nil || v == nil {
+			t.Fatalf("no tier label: %v", err)
+		}
+		return v.YNode()
+	}
+	if n := tier(objects(t, dir, Options{})["Deployment/release-name"]); n.ShortTag() != "!!bool" || n.Value != "true" {
+		t.Errorf("Render: tier is %s %q, helm install sends the boolean true", n.ShortTag(), n.Value)
+	}
+	docs, err := Template(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Parse(docs, dir)
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("Parse: %d objects, %v", len(objs), err)
+	}
+	if n := tier(objs[0]); n.ShortTag() != "!!str" || n.Value != "on" {
+		t.Errorf("Parse (kustomize's helmCharts): tier is %s %q, kustomize reads the string on", n.ShortTag(), n.Value)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/argo"
@@ -236,6 +237,7 @@ func Run(ctx context.Context, in Inputs, o Options) (*Result, error) {
 // checks as soon as they are rendered. Call Result.Close when done with the
 // sources (the worktrees of other revisions).
 func Plan(ctx context.Context, in Inputs, o Options) (*Result, error) {
+	in.Kustomizations, in.Files = distinct(in.Kustomizations), distinct(in.Files)
 	s := &session{in: in, o: o, resolvers: newResolvers(o.Registry), progress: o.Progress, waivers: newWaivers(o)}
 	if in.AppsRoot != "" {
 		target := in.TargetBranch
@@ -373,6 +375,34 @@ func (c *configSources) list() []finding.Config {
 	out := make([]finding.Config, 0, len(c.order))
 	for _, desc := range c.order {
 		out = append(out, *c.configs[desc])
+	}
+	return out
+}
+
+// distinct returns paths without those naming the same file or directory
+// as one before them (`-k ./a -k a/`, an absolute path, a symlink to it;
+// "-" once), in order, each kept as first written: an input given twice
+// was rendered and reported twice, every finding doubled.
+func distinct(paths []string) []string {
+	if len(paths) < 2 {
+		return paths
+	}
+	seen := make(map[string]bool, len(paths))
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		key := p
+		if p != "-" {
+			if abs, err := filepath.Abs(p); err == nil {
+				key = abs // cleaned
+			}
+			if real, err := filepath.EvalSymlinks(key); err == nil {
+				key = real
+			}
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
 	"github.com/kubectl-gate/kubectl-gate/internal/finding"
@@ -233,5 +236,74 @@ spec:
 	}
 	if !found {
 		t.Fatalf("want rollout-canary-pause, got %v", res.Units[0].Report.Findings)
+	}
+}
+
+// TestPlanSameInputOnce: an input given twice, however spelled (`-k ./a -k
+// a/`, a symlink to it; `-f x.yaml -f ./x.yaml`), is rendered and reported
+// once, in the order given: every finding was reported twice, and a -f
+// file read twice held each object twice.
+func TestPlanSameInputOnce(t *testing.T) {
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
+		"a/kustomization.yaml": "resources: [web.yaml]\n",
+		"a/web.yaml":           web("ghcr.io/example/web:1.0"),
+		"b/kustomization.yaml": "resources: [../a]\nnamePrefix: b-\n",
+		"raw/x.yaml":           web("ghcr.io/example/x:1"),
+	})
+	if err := os.Symlink("a", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	res, err := pipeline.Run(context.Background(), pipeline.Inputs{
+		Kustomizations: []string{"./a", "b", "a/", "link", filepath.Join(dir, "a"), "b/."},
+		Files:          []string{"raw/x.yaml", "./raw/x.yaml", "raw//x.yaml", filepath.Join(dir, "raw", "x.yaml")},
+	}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	findings := 0
+	for _, u := range res.Units {
+		got = append(got, u.Input())
+		if u.Err != nil || u.Report == nil {
+			t.Fatalf("%s: %v", u.Input(), u.Err)
+		}
+		findings += len(u.Report.Findings)
+	}
+	if want := []string{"-k ./a", "-k b", "-f raw/x.yaml"}; !slices.Equal(got, want) {
+		t.Errorf("units %q, want %q", got, want)
+	}
+	if findings != 3 { // image-digest on each of the three Deployments
+		t.Errorf("%d findings, want 3", findings)
+	}
+}
+
+// TestWriteYAMLAsKubectlReadsIt: a render printed for kubectl apply -f
+// (render, pin) holds the strings kubectl reads as strings. kustomize reads
+// `tier: on` as the string "on" and kustomize build writes it quoted;
+// kyaml's encoder wrote it plain, which kubectl (YAML 1.1) reads as the
+// boolean true, so `kubectl gate render -k` piped to kubectl sent what the
+// gate had not checked.
+func TestWriteYAMLAsKubectlReadsIt(t *testing.T) {
+	dir := testutil.WriteFiles(t, repo(t), map[string]string{
+		"a/kustomization.yaml": "resources: [cm.yaml]\n",
+		"a/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {tier: on, on: x}\ndata:\n  a: yes\n  b: \"No\"\n  c: 'off'\n  d: true\n",
+	})
+	res, err := pipeline.Run(context.Background(), pipeline.Inputs{Kustomizations: []string{filepath.Join(dir, "a")}}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := res.Units[0].WriteYAML(&b); err != nil {
+		t.Fatal(err)
+	}
+	j, err := sigsyaml.YAMLToJSON(b.Bytes()) // kubectl's decoder
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"labels":{"on":"x","tier":"on"}`, `"data":{"a":"yes","b":"No","c":"off","d":true}`} {
+		if !strings.Contains(string(j), want) {
+			t.Errorf("kubectl reads %s, want %s in it\n%s", j, want, b.String())
+		}
 	}
 }

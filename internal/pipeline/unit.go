@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-gate/kubectl-gate/internal/gate"
 	"github.com/kubectl-gate/kubectl-gate/internal/render"
 	"github.com/kubectl-gate/kubectl-gate/internal/selftest"
+	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 	"github.com/kubectl-gate/kubectl-gate/internal/yamlpath"
 )
 
@@ -215,6 +216,9 @@ func (u *Unit) encode(w io.Writer, first bool) error {
 		for _, a := range render.ReaderAnnotations {
 			yamlpath.DeleteAnnotation(n.YNode(), a)
 		}
+		// The string "on" written quoted, as kustomize build writes it:
+		// plain, kubectl apply -f reads the boolean true.
+		stream.QuoteForKubectl(n.YNode())
 		if !first {
 			if _, err := io.WriteString(w, "---\n"); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -115,7 +116,7 @@ func (c *compiled) check(ctx context.Context, obj map[string]any) field.ErrorLis
 	dropNulls(obj)
 	meta, _, unknown, err := getObjectMeta(obj)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath("metadata"), nil, err.Error())}
+		return field.ErrorList{field.Invalid(metadataErrorPath(md, err), nil, err.Error())}
 	}
 	if !c.preserveUnknown {
 		unknown = append(unknown, pruneUnknown(obj, s)...)
@@ -542,4 +543,30 @@ func generateName(meta *metav1.ObjectMeta) {
 		prefix = prefix[:keep]
 	}
 	meta.Name = prefix + "x7k2q"
+}
+
+// metadataErrorPath is the field a metadata decoding error is about, for
+// the line a finding names: the decoder's words name the map
+// ("ObjectMeta.labels"), not the entry; of a map of strings the entry is
+// the first that is none, in the order the decoder meets them (JSON's,
+// keys sorted) — a label `tier: on` that kubectl reads as true
+// (stream/yaml11.go). The message stays the decoder's.
+func metadataErrorPath(md map[string]any, err error) *field.Path {
+	p := field.NewPath("metadata")
+	for _, which := range []string{"annotations", "labels"} {
+		if !strings.Contains(err.Error(), "ObjectMeta."+which+" ") {
+			continue
+		}
+		m, ok := md[which].(map[string]any)
+		if !ok {
+			return p.Child(which)
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if _, ok := m[k].(string); !ok {
+				return p.Child(which).Key(k)
+			}
+		}
+		return p.Child(which)
+	}
+	return p
 }

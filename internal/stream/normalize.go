@@ -24,8 +24,17 @@ const maxDepth = 1000
 // An alias may only name an anchor of its own document: kubectl converts
 // each document on its own, while a YAML stream decoder keeps anchors
 // across documents.
+//
+// Scalars are left as go-yaml v3 resolved them (YAML 1.2, kustomize's
+// reading): [Parse] also resolves them as kubectl does (yaml11.go).
 func Normalize(n *yaml.RNode) error {
-	w := &walk{budget: maxExpanded, anchors: map[*yaml.Node]bool{}}
+	return normalize(n, false)
+}
+
+// normalize is Normalize; yaml11 also resolves plain scalars, values and
+// keys, as kubectl's YAML 1.1 reader does (value11, key11).
+func normalize(n *yaml.RNode, yaml11 bool) error {
+	w := &walk{budget: maxExpanded, anchors: map[*yaml.Node]bool{}, yaml11: yaml11}
 	return w.normalize(n.YNode(), 0)
 }
 
@@ -33,6 +42,7 @@ func Normalize(n *yaml.RNode) error {
 type walk struct {
 	budget  int
 	anchors map[*yaml.Node]bool // anchored nodes seen so far in this document
+	yaml11  bool                // resolve plain scalars as kubectl does
 }
 
 func (w *walk) normalize(n *yaml.Node, depth int) error {
@@ -54,6 +64,10 @@ func (w *walk) normalize(n *yaml.Node, depth int) error {
 		}
 	case yaml.MappingNode:
 		return w.normalizeMapping(n, depth)
+	case yaml.ScalarNode:
+		if w.yaml11 {
+			return value11(n)
+		}
 	}
 	return nil
 }
@@ -97,6 +111,11 @@ func (w *walk) normalizeMapping(n *yaml.Node, depth int) error {
 				r.Tag, r.Style = "!!str", yaml.DoubleQuotedStyle
 			}
 			n.Content[i] = r
+		}
+		if w.yaml11 && !isMergeKey(n.Content[i]) {
+			if err := key11(n.Content[i]); err != nil {
+				return err
+			}
 		}
 		v, err := w.resolved(v, depth)
 		if err != nil {

@@ -67,10 +67,18 @@ const parallelAbove = 256 << 10
 // object (a list, a scalar or a document without apiVersion and kind is an
 // error), normalized ([Normalize]), and an object with a top-level items
 // list stands for its items (kind: List, DeploymentList, …; items that are
-// not a list of objects is an error, as in kubectl). Objects carry the path
-// and their index in it as annotations.
+// not a list of objects is an error, as in kubectl). Plain scalars are
+// resolved as kubectl's YAML 1.1 reader resolves them (yaml11.go: `on` is
+// true). Objects carry the path and their index in it as annotations.
 func Parse(data []byte, path string) ([]*yaml.RNode, error) {
-	return ParseEach(data, path, nil)
+	return parse(data, path, nil, true)
+}
+
+// ParseAsKustomize is [Parse] with plain scalars read as YAML 1.2, as
+// kustomize reads them (`on` is the string "on"): for a file kustomize
+// read, to find in it a field of its render.
+func ParseAsKustomize(data []byte, path string) ([]*yaml.RNode, error) {
+	return parse(data, path, nil, false)
 }
 
 // Each is told of the objects of a stream as they are read, a run of them
@@ -88,7 +96,12 @@ type Each func(first int, objs []*yaml.RNode)
 // the stream is whole (the gate's streamed check). The stream is read in
 // smaller chunks, with the collector running, so that what each releases
 // is freed as the reading goes on. nil each is Parse.
-func ParseEach(data []byte, path string, each Each) (_ []*yaml.RNode, err error) {
+func ParseEach(data []byte, path string, each Each) ([]*yaml.RNode, error) {
+	return parse(data, path, each, true)
+}
+
+// parse is ParseEach; yaml11 resolves plain scalars as kubectl does.
+func parse(data []byte, path string, each Each, yaml11 bool) (_ []*yaml.RNode, err error) {
 	defer func() {
 		// The YAML reader has panicked on hostile input before (a document
 		// that is a bare list); no input may crash the gate.
@@ -96,7 +109,7 @@ func ParseEach(data []byte, path string, each Each) (_ []*yaml.RNode, err error)
 			err = fmt.Errorf("parsing %s: the YAML reader failed: %v", path, r)
 		}
 	}()
-	chunks, err := parseChunks(data, path, each)
+	chunks, err := parseChunks(data, path, each, yaml11)
 	if err != nil {
 		return nil, err
 	}
@@ -143,12 +156,13 @@ func annotate(objs []*yaml.RNode, path string, first int) {
 	}
 }
 
-// objects checks one document and flattens a list object into its items.
-func objects(d *yaml.RNode) ([]*yaml.RNode, error) {
+// objects checks one document and flattens a list object into its items;
+// yaml11 resolves plain scalars as kubectl does.
+func objects(d *yaml.RNode, yaml11 bool) ([]*yaml.RNode, error) {
 	if d.YNode().Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: a %s, not a Kubernetes object", d.YNode().Line, kindName(d.YNode()))
 	}
-	if err := Normalize(d); err != nil {
+	if err := normalize(d, yaml11); err != nil {
 		return nil, err
 	}
 	// After Normalize, which expands aliases: metadata may be an alias of
@@ -169,12 +183,12 @@ func objects(d *yaml.RNode) ([]*yaml.RNode, error) {
 		}
 		return []*yaml.RNode{d}, nil
 	}
-	return listItems(d, items.Value)
+	return listItems(d, items.Value, yaml11)
 }
 
 // listItems returns a list object's items; kubectl decodes any object with
 // a top-level items field as a list (unstructured.UnstructuredJSONScheme).
-func listItems(list, items *yaml.RNode) ([]*yaml.RNode, error) {
+func listItems(list, items *yaml.RNode, yaml11 bool) ([]*yaml.RNode, error) {
 	kind := list.GetKind()
 	if items.YNode().Kind != yaml.SequenceNode {
 		return nil, fmt.Errorf("line %d: %s items is a %s, not a list of objects", items.YNode().Line, kindOr(kind), kindName(items.YNode()))
@@ -188,7 +202,7 @@ func listItems(list, items *yaml.RNode) ([]*yaml.RNode, error) {
 		if item.GetKind() == "" || item.GetApiVersion() == "" {
 			return nil, fmt.Errorf("line %d: %s item %d has no apiVersion or kind", e.Line, kindOr(kind), j)
 		}
-		if err := Normalize(item); err != nil {
+		if err := normalize(item, yaml11); err != nil {
 			return nil, err
 		}
 		if err := metadataNotAList(e, fmt.Sprintf("%s item %d: ", kindOr(kind), j)); err != nil {
@@ -247,7 +261,7 @@ type chunk struct {
 // collector keeps running; once a chunk's objects are checked and the
 // chunks before it have counted theirs, its objects are annotated and
 // each is told of them (teller).
-func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
+func parseChunks(data []byte, path string, each Each, yaml11 bool) ([]chunk, error) {
 	if err := invalidUTF8(data); err != nil {
 		return nil, readError(path, err, 0, false)
 	}
@@ -286,7 +300,7 @@ func parseChunks(data []byte, path string, each Each) ([]chunk, error) {
 					shiftLines(n.YNode(), offsets[i])
 				}
 			}
-			chunks[i] = checkDocuments(docs)
+			chunks[i] = checkDocuments(docs, yaml11)
 		}
 		if each != nil {
 			t.counts(i, errs[i] == nil && chunks[i].objErr == nil)
@@ -388,11 +402,11 @@ func (t *teller) counts(i int, ok bool) {
 
 // checkDocuments turns a chunk's documents into objects, stopping at the
 // first that is none.
-func checkDocuments(docs []*yaml.RNode) (c chunk) {
+func checkDocuments(docs []*yaml.RNode, yaml11 bool) (c chunk) {
 	c.docs = len(docs)
 	for i, d := range docs {
 		c.objDoc = i
-		objs, err := objectsGuarded(d, &c.panicked)
+		objs, err := objectsGuarded(d, &c.panicked, yaml11)
 		if err != nil {
 			c.objErr = err
 			c.objs = nil
@@ -404,14 +418,14 @@ func checkDocuments(docs []*yaml.RNode) (c chunk) {
 }
 
 // objectsGuarded is objects, a panic made an error (panicked set).
-func objectsGuarded(d *yaml.RNode, panicked *bool) (_ []*yaml.RNode, err error) {
+func objectsGuarded(d *yaml.RNode, panicked *bool, yaml11 bool) (_ []*yaml.RNode, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			*panicked = true
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return objects(d)
+	return objects(d, yaml11)
 }
 
 // pauseGC pauses the garbage collector while a large stream is read, and

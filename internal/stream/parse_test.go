@@ -354,7 +354,7 @@ func TestLargeReadLeavesGC(t *testing.T) {
 		fmt.Fprintf(&big, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
 	}
 	for _, in := range []string{big.String(), big.String() + "---\n[unclosed\n"} {
-		_, err := parseChunks([]byte(in), "big.yaml", nil)
+		_, err := parseChunks([]byte(in), "big.yaml", nil, true)
 		if p := gcPercent(); p != 150 {
 			t.Fatalf("after reading a large stream (err %v) GOGC is %d, want 150", err, p)
 		}

@@ -41,7 +41,9 @@ func (s *Sources) objects(path, within string) []*yaml.RNode {
 	// bounded regular file (one naming /dev/zero or a FIFO reads as
 	// nothing), and take from it only line numbers.
 	if data, err := readSource(path, within); err == nil {
-		objs, _ = stream.Parse(data, path)
+		// A file kustomize read, read as kustomize reads it (YAML 1.2: a
+		// key on is "on" in its render).
+		objs, _ = stream.ParseAsKustomize(data, path)
 	}
 	s.files[key] = objs
 	return objs

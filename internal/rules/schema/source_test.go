@@ -73,6 +73,22 @@ func TestFindingsNameFileAndLine(t *testing.T) {
 	})
 }
 
+// TestKustomizeSourceReadAsKustomize: a -k object is placed in the file
+// kustomize read, read as kustomize reads it (YAML 1.2): a field named on
+// is found on its line, not taken for the key "true" kubectl's YAML 1.1
+// would make of it.
+func TestKustomizeSourceReadAsKustomize(t *testing.T) {
+	const dir = "testdata/yaml11"
+	res, err := render.Kustomize(dir, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Deployment/web spec.template.spec.containers[0].on " + dir + "/deploy.yaml:17"}
+	if got := located(t, &rules.Context{Resources: res.Resources, Config: on()}); !slices.Equal(got, want) {
+		t.Errorf("got\n  %q\nwant\n  %q", got, want)
+	}
+}
+
 // TestLineOfNearestField: a missing field is placed at the nearest
 // enclosing one the file writes; map keys with dots are one segment.
 func TestLineOfNearestField(t *testing.T) {
