@@ -52,6 +52,11 @@ var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE]
 // a bool, nil, int64, uint64, float64 or string. A timestamp is
 // "!!timestamp" and stays its string, as v2 decodes it into interface{}.
 func resolve11(s string) (string, any) {
+	if len(s) > 5 && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		// most scalars of a manifest: longer than any word below, and a
+		// letter first is neither a number nor a time
+		return "!!str", s
+	}
 	if b, ok := bool11[s]; ok {
 		return "!!bool", b
 	}
@@ -73,6 +78,9 @@ func resolve11(s string) (string, any) {
 			return "!!float", f
 		}
 	case c == '+' || c == '-' || (c >= '0' && c <= '9'):
+		if !mayBeNumber(s) {
+			return "!!str", s // 100m, 128Mi, --wait: quickly, without failed parses
+		}
 		if isTimestamp(s) {
 			return "!!timestamp", s
 		}
@@ -102,6 +110,17 @@ func resolve11(s string) (string, any) {
 		}
 	}
 	return "!!str", s
+}
+
+// mayBeNumber reports whether every byte of s can be part of an integer,
+// a float or a timestamp (numberByte, fastyaml.go).
+func mayBeNumber(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !numberByte[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // isTimestamp is go-yaml v2's parseTimestamp: YYYY- then one of its
