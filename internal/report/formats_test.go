@@ -318,3 +318,34 @@ func TestTextScales(t *testing.T) {
 		t.Errorf("-v lists %d exclusions", n)
 	}
 }
+
+// TestObjectsNamedOnCreate: two Jobs with no name and another
+// generateName (Argo CD hooks) are two objects: the text report gave them
+// one header (the first's), so the second's finding read as the first's,
+// and SARIF named both "Job/" with an empty name.
+func TestObjectsNamedOnCreate(t *testing.T) {
+	r := &finding.Report{Resources: 2}
+	for i, g := range []string{"migrate-a-", "migrate-b-"} {
+		r.Findings = append(r.Findings, finding.Finding{Rule: "image-digest", Severity: finding.SeverityError, Message: "not pinned",
+			ResourceRef: &finding.ResourceRef{APIVersion: "batch/v1", Kind: "Job", GenerateName: g},
+			File:        &finding.File{Path: "jobs.yaml", Line: 10 + 12*i}})
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r, Options{Format: "text"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Job generateName: migrate-a- [jobs.yaml]\n  ERROR [image-digest]: not pinned [line 10]\n", "Job generateName: migrate-b- [jobs.yaml]\n  ERROR [image-digest]: not pinned [line 22]\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := Write(&b, r, Options{Format: "sarif", Rules: testRules}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"name": "migrate-a-*"`, `"fullyQualifiedName": "Job/migrate-b-*"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("SARIF lacks %s", want)
+		}
+	}
+}

@@ -178,11 +178,15 @@ func location(f finding.Finding, o Options) sarifLocation {
 		Region:           sarifRegion{StartLine: line},
 	}}
 	if r := f.ResourceRef; r != nil && r.Kind != "" {
-		fq := r.Kind + "/" + r.Name
+		name := r.Name
+		if name == "" && r.GenerateName != "" {
+			name = r.GenerateName + "*" // the API server appends the rest
+		}
+		fq := r.Kind + "/" + name
 		if r.Namespace != "" {
 			fq = r.Namespace + "/" + fq
 		}
-		loc.LogicalLocations = []sarifLogicalLoc{{Name: r.Name, FullyQualifiedName: fq, Kind: "object"}}
+		loc.LogicalLocations = []sarifLogicalLoc{{Name: name, FullyQualifiedName: fq, Kind: "object"}}
 	}
 	return loc
 }

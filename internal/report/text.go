@@ -284,8 +284,9 @@ func groupByInput(fs []finding.Finding, quiet bool) []inputGroup {
 	return groups
 }
 
-// compareObjects orders findings by object: kind, namespace, name;
-// findings about no object (an empty render) first.
+// compareObjects orders findings by object: kind, namespace, name (or,
+// for an object the API server names, generateName); findings about no
+// object (an empty render) first.
 func compareObjects(a, b *finding.Finding) int {
 	ra, rb := a.ResourceRef, b.ResourceRef
 	switch {
@@ -302,7 +303,10 @@ func compareObjects(a, b *finding.Finding) int {
 	if c := strings.Compare(ra.Namespace, rb.Namespace); c != 0 {
 		return c
 	}
-	return strings.Compare(ra.Name, rb.Name)
+	if c := strings.Compare(ra.Name, rb.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(ra.GenerateName, rb.GenerateName)
 }
 
 func inputTitle(input string) string {
