@@ -280,3 +280,27 @@ func TestE2EAppsReachableTwiceNamedOnce(t *testing.T) {
 
 // says: testutil.Says.
 func says(out, want string) bool { return testutil.Says(out, want) }
+
+// TestE2EAppsKustomizeHelmCharts: Argo CD builds a kustomize source whose
+// kustomization inflates a chart (helmCharts:) only with --enable-helm in
+// argocd-cm's kustomize.buildOptions. Without --enable-helm the gate says
+// so (the hint told to pass --enable-helm, which did nothing for an
+// Application's source: found by the hunts); with it, the source renders.
+func TestE2EAppsKustomizeHelmCharts(t *testing.T) {
+	files := map[string]string{
+		"examples/apps/web.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/web}", "web"), "name: bad", "name: web"),
+		"examples/web/kustomization.yaml":               "helmCharts:\n- name: web\n  releaseName: web\n",
+		"examples/web/charts/web/Chart.yaml":            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"examples/web/charts/web/values.yaml":           "{}\n",
+		"examples/web/charts/web/templates/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cfg\ndata:\n  a: \"1\"\n",
+	}
+	dir := checkout(t, files)
+	r := runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".")
+	if r.Code != 3 || !strings.Contains(r.Stdout+r.Stderr, "Argo CD renders helmCharts: only with --enable-helm in argocd-cm's kustomize.buildOptions") {
+		t.Errorf("without --enable-helm: exit %d, want 3 and the hint\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = runGate(t, dir, "check", "-f", "examples/apps/", "--apps-root", ".", "--enable-helm", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"resources": 2`) {
+		t.Errorf("with --enable-helm: exit %d, want 0 and the chart's ConfigMap checked\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

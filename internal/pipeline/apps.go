@@ -55,6 +55,7 @@ type appLink struct {
 // ApplicationSets and Flux objects deploy.
 type expander struct {
 	s       *session
+	helmCmd string // kustomize's helm command with --enable-helm (HelmOptions.command)
 	res     *Result // the run, for the units checked as soon as rendered (release)
 	remotes []string
 	byKey   map[string]*Unit
@@ -136,6 +137,14 @@ func (s *session) expand(ctx context.Context, units []*Unit, res *Result) ([]*Un
 	}
 	a := &expander{s: s, res: res, remotes: render.CheckoutURLs(root, s.in.RepoURLs), byKey: map[string]*Unit{}, exclude: s.exclusions()}
 	a.assume = len(a.remotes) == 0
+	// Argo CD builds a kustomize source with argocd-cm's
+	// kustomize.buildOptions: --enable-helm says they hold --enable-helm,
+	// as it does for -k.
+	helmCmd, cleanup, helmErr := s.o.Helm.command(s.helmKubeVersion())
+	defer cleanup()
+	if helmErr == nil {
+		a.helmCmd = helmCmd
+	}
 	level := units
 	for depth := 0; depth < maxAppDepth && len(level) > 0; depth++ {
 		var fresh []*Unit
@@ -157,7 +166,7 @@ func (s *session) expand(ctx context.Context, units []*Unit, res *Result) ([]*Un
 	// Application deploying it was checked without that Application (its
 	// findings' names, the exceptions scoped to it): it renders again and
 	// is checked with the others, whole.
-	opts := s.renderOptions()
+	opts := a.renderOptions()
 	for _, u := range units {
 		if src, ok := u.Source.(*AppSource); ok && u.summary != nil && len(src.Apps) > src.named {
 			u.Report, u.summary = nil, nil
@@ -263,13 +272,23 @@ func (a *expander) unitFor(app *yaml.RNode, src argo.Source, spec render.ArgoSou
 	return u, true
 }
 
+// renderOptions are the run's render options for Application sources:
+// with --enable-helm, kustomize sources render their helmCharts: too.
+func (a *expander) renderOptions() render.Options {
+	opts := a.s.renderOptions()
+	if a.helmCmd != "" {
+		opts.EnableHelm, opts.HelmCommand = true, a.helmCmd
+	}
+	return opts
+}
+
 // render renders the planned units concurrently.
 func (a *expander) render(ctx context.Context, fresh []*Unit) {
 	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(renderJobs)
 	var mu, checking sync.Mutex
 	done := 0
-	opts := a.s.renderOptions()
+	opts := a.renderOptions()
 	for _, u := range fresh {
 		if u.Err != nil || a.s.deferUnchanged(u) || a.s.reuse(u) {
 			continue

@@ -87,6 +87,7 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 			return nil, err
 		}
 		opts.EditTop = edit
+		opts.argo = true
 		opts.EditImages = ArgoKustomizeImages(s.Kustomize, s.AppFile, "Application "+s.App+" "+s.Field+".kustomize.images")
 		if s.Root != "" {
 			// Rendered from the checkout alone, as the repo-server does.

@@ -25,6 +25,8 @@ type Options struct {
 	// EditTop, when set, edits the top-level kustomization before the
 	// build, as `kustomize edit` would (Argo CD's spec.source.kustomize).
 	EditTop func(kustomization *yaml.RNode) error
+	// argo: an Argo CD Application's source (RenderArgo), for the hints.
+	argo bool
 	// EditImages says where the images: entries EditTop writes come
 	// from, by the repository each produces (ArgoKustomizeImages), for
 	// findings about the images they set.
@@ -212,6 +214,8 @@ func hint(err error, o Options) string {
 		return " (hint: --load-restrictor LoadRestrictionsNone lets kustomize read files outside the kustomization's directory)"
 	case strings.Contains(msg, "external plugins disabled") && !o.EnableAlphaPlugins:
 		return " (hint: --enable-alpha-plugins runs KRM functions, and --enable-exec exec ones, as kustomize does)"
+	case strings.Contains(msg, "must specify --enable-helm") && !o.EnableHelm && o.argo:
+		return " (hint: Argo CD renders helmCharts: only with --enable-helm in argocd-cm's kustomize.buildOptions; where yours has it, --enable-helm renders them here too)"
 	case strings.Contains(msg, "must specify --enable-helm") && !o.EnableHelm:
 		return " (hint: --enable-helm renders helmCharts:)"
 	}
