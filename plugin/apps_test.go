@@ -288,7 +288,7 @@ func says(out, want string) bool { return testutil.Says(out, want) }
 // Application's source: found by the hunts); with it, the source renders.
 func TestE2EAppsKustomizeHelmCharts(t *testing.T) {
 	files := map[string]string{
-		"examples/apps/web.yaml": strings.ReplaceAll(app("{"+repo+", path: examples/web}", "web"), "name: bad", "name: web"),
+		"examples/apps/web.yaml":                        strings.ReplaceAll(app("{"+repo+", path: examples/web}", "web"), "name: bad", "name: web"),
 		"examples/web/kustomization.yaml":               "helmCharts:\n- name: web\n  releaseName: web\n",
 		"examples/web/charts/web/Chart.yaml":            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
 		"examples/web/charts/web/values.yaml":           "{}\n",

@@ -55,7 +55,7 @@ type appLink struct {
 // ApplicationSets and Flux objects deploy.
 type expander struct {
 	s       *session
-	helmCmd string // kustomize's helm command with --enable-helm (HelmOptions.command)
+	helmCmd string  // kustomize's helm command with --enable-helm (HelmOptions.command)
 	res     *Result // the run, for the units checked as soon as rendered (release)
 	remotes []string
 	byKey   map[string]*Unit
