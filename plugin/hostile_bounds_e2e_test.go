@@ -82,6 +82,11 @@ func boundCases(t *testing.T) []hostileCase {
 	for k, v := range chart {
 		flux[k] = v
 	}
+	fluxKust := map[string]string{
+		"clusters/sync.yaml":     flux["clusters/sync.yaml"],
+		"clusters/app.yaml":      "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: app, namespace: flux-system}\nspec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+		"app/kustomization.yaml": "resources: [pod.yaml]\n",
+	}
 	argoHelm := map[string]string{"app.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://example.com/r.git, path: chart}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n",
 		"chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"}
 	appsetHead := "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: bomb, namespace: argocd}\nspec:\n  goTemplate: true\n"
@@ -155,6 +160,21 @@ func boundCases(t *testing.T) []hostileCase {
 			files: map[string]string{"kustomization.yaml": "resources: [pod.yaml]\n", "pod.yaml": strings.Repeat("# padding\n", 200) + pinned}, code: 3, want: "larger than 1000 bytes", stdout: true},
 		{name: "-k resource is a FIFO", args: []string{"check", "-k", "."}, files: map[string]string{"kustomization.yaml": "resources: [pod.yaml]\n"},
 			setup: func(t *testing.T, dir string) { must(t, syscall.Mkfifo(filepath.Join(dir, "pod.yaml"), 0o644)) }, code: 3, want: "pod.yaml is not a regular file (a FIFO)", stdout: true, maxTime: 5 * time.Second},
+		// A Flux Kustomization's render reads the checkout through the
+		// same boundary as -k: a FIFO, a link out, a file over the cap.
+		{name: "Flux Kustomization resource is a FIFO", args: []string{"check", "-R", "-f", "clusters", "--apps-root", ".", "--repo-url", "https://example.com/fleet.git"},
+			files: fluxKust, setup: func(t *testing.T, dir string) { must(t, syscall.Mkfifo(filepath.Join(dir, "app/pod.yaml"), 0o644)) },
+			code: 3, want: "pod.yaml is not a regular file (a FIFO)", stdout: true, maxTime: 5 * time.Second},
+		{name: "Flux Kustomization resource symlinked out of the checkout", args: []string{"check", "-R", "-f", "clusters", "--apps-root", ".", "--repo-url", "https://example.com/fleet.git"},
+			files: fluxKust, setup: linkOut("app/pod.yaml", filepath.Join(outside, "kbase", "cm.yaml")), code: 3, want: "app/pod.yaml is a symlink that leaves", reject: "ghp_S3cr3t", stdout: true},
+		{name: "Flux Kustomization resource over --max-input-bytes", args: []string{"check", "-R", "-f", "clusters", "--apps-root", ".", "--repo-url", "https://example.com/fleet.git", "--max-input-bytes", "1000"},
+			files: fluxKust, setup: func(t *testing.T, dir string) {
+				testutil.WriteFiles(t, dir, map[string]string{"app/pod.yaml": strings.Repeat("# padding\n", 200) + pinned})
+			}, code: 3, want: "pod.yaml is larger than 1000 bytes", stdout: true},
+		{name: "Flux Kustomization listed manifest is a FIFO", args: []string{"check", "-R", "-f", "clusters", "--apps-root", ".", "--repo-url", "https://example.com/fleet.git"},
+			files: map[string]string{"clusters/sync.yaml": fluxKust["clusters/sync.yaml"], "clusters/app.yaml": fluxKust["clusters/app.yaml"], "app/ok.yaml": pinned},
+			setup: func(t *testing.T, dir string) { must(t, syscall.Mkfifo(filepath.Join(dir, "app/pod.yaml"), 0o644)) },
+			code:  3, want: "pod.yaml is not a regular file (a FIFO)", stdout: true, maxTime: 5 * time.Second},
 		// Memory and output bombs.
 		{name: "ApplicationSet 10k × 10k matrix", args: []string{"check", "-f", "appset.yaml", "--apps-root", "."},
 			files: map[string]string{"appset.yaml": appsetHead + "  generators:\n  - matrix:\n      generators:\n" + list(10000, "a") + list(10000, "b") + strings.Replace(appsetTemplate, "NAME", "a{{.a}}-{{.b}}", 1)},

@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 	"github.com/kubectl-gate/kubectl-gate/internal/stream"
 )
 
@@ -118,9 +120,9 @@ func str(n *yaml.RNode, path ...string) string {
 // Render renders a Kustomization's spec.path from the checkout at root as
 // kustomize-controller does; resources is the render the Kustomization
 // came from, where postBuild.substituteFrom finds its ConfigMaps and
-// Secrets.
+// Secrets. Files are read up to fsbound.DefaultMaxFileBytes each.
 func Render(ks *yaml.RNode, root string, resources []*yaml.RNode) ([]*yaml.RNode, error) {
-	objs, _, err := render(ks, root, resources, false)
+	objs, _, err := render(ks, root, resources, false, 0)
 	return objs, err
 }
 
@@ -129,11 +131,13 @@ func Render(ks *yaml.RNode, root string, resources []*yaml.RNode) ([]*yaml.RNode
 // (injected), as the gate renders -k: a finding then names the file and
 // line an object and a value came from. Their paths are relative to the
 // Kustomization's spec.path; the caller removes them before printing.
-func Traced(ks *yaml.RNode, root string, resources []*yaml.RNode) (objs []*yaml.RNode, injected bool, err error) {
-	return render(ks, root, resources, true)
+// Each file is read up to maxFileBytes (--max-input-bytes; 0:
+// fsbound.DefaultMaxFileBytes).
+func Traced(ks *yaml.RNode, root string, resources []*yaml.RNode, maxFileBytes int64) (objs []*yaml.RNode, injected bool, err error) {
+	return render(ks, root, resources, true, maxFileBytes)
 }
 
-func render(ks *yaml.RNode, root string, resources []*yaml.RNode, trace bool) (_ []*yaml.RNode, injected bool, _ error) {
+func render(ks *yaml.RNode, root string, resources []*yaml.RNode, trace bool, maxFileBytes int64) (_ []*yaml.RNode, injected bool, _ error) {
 	name := Name(ks)
 	obj, err := toUnstructured(ks)
 	if err != nil {
@@ -151,10 +155,14 @@ func render(ks *yaml.RNode, root string, resources []*yaml.RNode, trace bool) (_
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: opening %s: %w", name, root, err)
 	}
-	fs := aliasChecked{disk}
+	bound, err := fsbound.New(root, maxFileBytes)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: opening %s: %w", name, root, err)
+	}
+	fs := bounded{FileSystem: disk, root: bound}
 	// The generator reads the files it lists with kustomize's reader on a
 	// filesystem of its own: they are checked first.
-	if err := checkScanned(fs, dir); err != nil {
+	if err := checkScanned(fs, bound, dir); err != nil {
 		return nil, false, fmt.Errorf("%s: generating the kustomization of %s: %w", name, dir, err)
 	}
 	manifest, kfile, _, err := fluxkustomize.NewGenerator(root, obj).GenerateManifest(dir)
@@ -221,18 +229,27 @@ func withBuildMetadata(kust []byte) (_ []byte, injected bool, _ error) {
 	return []byte(s), true, err
 }
 
-// aliasChecked is the checkout as the Flux build reads it: a YAML file
-// with an alias kustomize's reader cannot expand (an alias inside its own
-// anchor, or a "billion laughs") is refused by name, as the gate's -k
-// filesystem refuses it (stream.CheckAliases): kyaml would recurse until
-// the stack overflows, or expand without bound.
-type aliasChecked struct {
+// bounded is the checkout as the Flux build reads it: through the gate's
+// filesystem boundary (internal/fsbound), as -k's kustomize reads through
+// it (internal/render's boundFS). Every file read must be a regular file
+// within the per-file cap (--max-input-bytes): a FIFO waits for nothing,
+// /dev/zero or a multi-GB file is refused by name before it is read. A
+// symlink whose target leaves the checkout is refused by name (Flux's
+// secure filesystem under it refused it too, in its own words), and so is
+// a directory kustomize confirms through one. A YAML file with an alias
+// kustomize's reader cannot expand (an alias inside its own anchor, or a
+// "billion laughs") is refused by name, as the gate's -k filesystem
+// refuses it (stream.CheckAliases): kyaml would recurse until the stack
+// overflows, or expand without bound.
+type bounded struct {
 	filesys.FileSystem
+	root *fsbound.Root
 }
 
-// ReadFile reads path, refusing aliases kustomize cannot expand.
-func (c aliasChecked) ReadFile(path string) ([]byte, error) {
-	data, err := c.FileSystem.ReadFile(path)
+// ReadFile reads path through the boundary, refusing aliases kustomize
+// cannot expand.
+func (b bounded) ReadFile(path string) ([]byte, error) {
+	data, err := b.root.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -242,25 +259,56 @@ func (c aliasChecked) ReadFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-// checkScanned reads through fs what Flux's generator reads with kyaml
-// when dir has no kustomization (kustomize_generator.go scanManifests):
-// every .yaml and .yml file below dir, but not below a directory that has
-// a kustomization (the build reads that one, through fs). With a
-// kustomization in dir, the generator reads only it, with go-yaml v2,
-// which refuses such aliases itself; the build reads it again through fs.
-func checkScanned(fs filesys.FileSystem, dir string) error {
-	if hasKustomization(fs, dir) {
-		return nil
+// Open opens path once the boundary has checked it (kustomize reads with
+// ReadFile; this keeps any other reader bounded too).
+func (b bounded) Open(path string) (filesys.File, error) {
+	if err := b.root.Check(path); err != nil {
+		return nil, err
 	}
-	return fs.Walk(dir, func(path string, info os.FileInfo, err error) error {
+	return b.FileSystem.Open(path)
+}
+
+// CleanedAbs is how kustomize confirms a directory (a base, a component)
+// and finds a file's directory: it resolves the path's symlinks, so the
+// path is checked first. A path that does not exist passes, for kustomize
+// to report.
+func (b bounded) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	if _, err := b.root.Resolve(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", "", err
+	}
+	return b.FileSystem.CleanedAbs(path)
+}
+
+// checkScanned reads through fs what Flux's generator reads on a
+// filesystem of its own (it takes no other): the kustomization file of dir
+// when there is one (read with go-yaml v2), else every .yaml and .yml file
+// below dir (kustomize_generator.go scanManifests, with kyaml), but not
+// below a directory that has a kustomization (the build reads that one,
+// through fs). Every symlink the walk meets must stay in root, as the
+// generator's walk requires. The checkout is taken not to change between
+// this check and the generator's read.
+func checkScanned(fs filesys.FileSystem, root *fsbound.Root, dir string) error {
+	if _, err := root.Resolve(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if found, err := checkKustomization(fs, root, dir); found || err != nil {
+		return err
+	}
+	return filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || path == dir {
 			return err
 		}
-		if info.IsDir() {
-			if hasKustomization(fs, path) {
+		if d.IsDir() {
+			found, err := checkKustomization(fs, root, path)
+			if found && err == nil {
 				return filepath.SkipDir
 			}
-			return nil
+			return err
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			if err := root.Link(path); err != nil {
+				return err
+			}
 		}
 		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
 			return nil
@@ -270,13 +318,33 @@ func checkScanned(fs filesys.FileSystem, dir string) error {
 	})
 }
 
-func hasKustomization(fs filesys.FileSystem, dir string) bool {
+// checkKustomization reads through fs the kustomization files of dir the
+// generator would read (any entry of a recognized name that is not a
+// directory); found is whether there is one.
+func checkKustomization(fs filesys.FileSystem, root *fsbound.Root, dir string) (found bool, _ error) {
 	for _, k := range konfig.RecognizedKustomizationFileNames() {
-		if p := filepath.Join(dir, k); fs.Exists(p) && !fs.IsDir(p) {
-			return true
+		p := filepath.Join(dir, k)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
 		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if err := root.Link(p); err != nil {
+				return true, err
+			}
+			if fi, err = os.Stat(p); err != nil {
+				continue
+			}
+		}
+		if fi.IsDir() {
+			continue
+		}
+		if _, err := fs.ReadFile(p); err != nil {
+			return true, err
+		}
+		found = true
 	}
-	return false
+	return found, nil
 }
 
 // sourceDir is spec.path inside the checkout; a path that leaves it is an

@@ -2,7 +2,10 @@ package flux
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -294,4 +297,113 @@ func TestAliasesRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadsBounded: every file the Flux render reads from the checkout
+// goes through the gate's filesystem boundary (internal/fsbound), as -k's
+// does: a FIFO is refused by name, not waited on; a symlink out of the
+// checkout is refused by name, not followed; a file over the cap is
+// refused by name, not read. In a kustomization's resources, in the
+// kustomization file itself, and in the manifests Flux's generator lists
+// where the path has none. A hang ends the test at its deadline.
+func TestReadsBounded(t *testing.T) {
+	outside := testutil.WriteFiles(t, t.TempDir(), map[string]string{
+		"cm.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaked}\ndata: {token: s3cr3t}\n",
+		"kbase/kustomization.yaml": "resources: [cm.yaml]\n",
+		"kbase/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaked}\ndata: {token: s3cr3t}\n",
+	})
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\ndata: {a: b}\n"
+	big := strings.Repeat("# padding\n", 200) + strings.Replace(cm, "name: ok", "name: big", 1)
+	fifo := func(name string) func(t *testing.T, root string) {
+		return func(t *testing.T, root string) {
+			if err := syscall.Mkfifo(filepath.Join(root, name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link := func(name, target string) func(t *testing.T, root string) {
+		return func(t *testing.T, root string) {
+			if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		setup func(t *testing.T, root string)
+		want  string
+	}{
+		{"a resource is a FIFO", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n"}, fifo("app/cm.yaml"), "cm.yaml is not a regular file (a FIFO)"},
+		{"the kustomization is a FIFO", map[string]string{"app/cm.yaml": cm}, fifo("app/kustomization.yaml"), "kustomization.yaml is not a regular file (a FIFO)"},
+		{"a listed manifest is a FIFO", map[string]string{"app/ok.yaml": cm}, fifo("app/cm.yaml"), "cm.yaml is not a regular file (a FIFO)"},
+		{"a resource is a symlink to /dev/zero", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n"}, link("app/cm.yaml", "/dev/zero"), "app/cm.yaml is a symlink that leaves"},
+		{"a resource is a symlink out of the checkout", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n"}, link("app/cm.yaml", filepath.Join(outside, "cm.yaml")), "app/cm.yaml is a symlink that leaves"},
+		{"a listed manifest is a symlink out of the checkout", map[string]string{"app/ok.yaml": cm}, link("app/cm.yaml", filepath.Join(outside, "cm.yaml")), "app/cm.yaml is a symlink that leaves"},
+		{"the kustomization is a symlink out of the checkout", map[string]string{"app/cm.yaml": cm}, link("app/kustomization.yaml", filepath.Join(outside, "kbase", "kustomization.yaml")), "app/kustomization.yaml is a symlink that leaves"},
+		{"a base is a directory symlink out of the checkout", map[string]string{"app/kustomization.yaml": "resources: [base]\n"}, link("app/base", filepath.Join(outside, "kbase")), "app/base is a symlink that leaves"},
+		{"a resource over the cap", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n", "app/cm.yaml": big}, nil, "cm.yaml is larger than 1000 bytes"},
+		{"the kustomization over the cap", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n" + strings.Repeat("# padding\n", 200), "app/cm.yaml": cm}, nil, "kustomization.yaml is larger than 1000 bytes"},
+		{"a listed manifest over the cap", map[string]string{"app/ok.yaml": cm, "app/cm.yaml": big}, nil, "cm.yaml is larger than 1000 bytes"},
+		{"a listed manifest under the cap", map[string]string{"app/ok.yaml": cm}, nil, ""},
+		{"a resource under the cap linked inside", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n", "shared/cm.yaml": cm}, link("app/cm.yaml", "../shared/cm.yaml"), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := testutil.WriteFiles(t, t.TempDir(), c.files)
+			if c.setup != nil {
+				c.setup(t, root)
+			}
+			ks, _ := yaml.Parse("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: app, namespace: flux-system}\nspec: {path: ./app, sourceRef: {kind: GitRepository, name: flux-system}}\n")
+			type result struct {
+				objs []*yaml.RNode
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				objs, _, err := render(ks, root, nil, false, 1000)
+				done <- result{objs, err}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				// The render waits on the FIFO for a writer: be one, so
+				// the render (and Flux's build lock) is released.
+				for r.objs == nil {
+					unblockFIFOs(root)
+					select {
+					case r = <-done:
+						r.objs = []*yaml.RNode{}
+					case <-time.After(100 * time.Millisecond):
+					}
+				}
+				t.Fatal("the render waited on a FIFO for 10s")
+			}
+			if c.want == "" {
+				if r.err != nil || len(r.objs) != 1 || r.objs[0].GetName() != "ok" {
+					t.Fatalf("%d objects, %v", len(r.objs), r.err)
+				}
+				return
+			}
+			if r.err == nil || !strings.Contains(r.err.Error(), c.want) {
+				t.Fatalf("got %v, want an error with %q", r.err, c.want)
+			}
+			if strings.Contains(r.err.Error(), "s3cr3t") {
+				t.Fatalf("the error quotes what lies outside: %v", r.err)
+			}
+		})
+	}
+}
+
+// unblockFIFOs opens every FIFO below root for writing and closes it: a
+// reader blocked on one then reads EOF.
+func unblockFIFOs(root string) {
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type()&os.ModeNamedPipe != 0 {
+			if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				_ = f.Close()
+			}
+		}
+		return nil
+	})
 }

@@ -21,6 +21,6 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		_, _ = Render(ks, root, cm)
-		_, _, _ = Traced(ks, root, cm) // the kustomization it generates, with buildMetadata added
+		_, _, _ = Traced(ks, root, cm, 0) // the kustomization it generates, with buildMetadata added
 	})
 }

@@ -294,7 +294,7 @@ func (a *expander) fluxRender(name string, ks *yaml.RNode, u *Unit, root string)
 	if err := render.CheckFileRemotes(refs); err != nil {
 		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
-	objs, injected, err := flux.Traced(ks, root, u.Resources)
+	objs, injected, err := flux.Traced(ks, root, u.Resources, a.s.o.Render.MaxInputBytes)
 	if injected {
 		render.Relativize(objs, filepath.Clean(dir))
 	}

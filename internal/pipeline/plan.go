@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -107,9 +109,32 @@ func (s *session) fileUnits(ctx context.Context, helmCmd string, helmErr error, 
 	}
 	end()
 	var units []*Unit
-	if u.Err != nil || len(u.Resources) > 0 || len(roots) == 0 {
+	// A file that does not read or parse (a values file, malformed YAML
+	// in a directory) is no verdict on it, and the other files are still
+	// judged and reported: read again, past it, as a unit of their own;
+	// each bad file is a unit with its error (the run stays no verdict, as
+	// for an --apps-root source that fails to render beside others).
+	var fe *render.FileError
+	var bad []*Unit
+	if errors.As(u.Err, &fe) && !slices.Contains(s.in.Files, render.Stdin) {
+		nodes, again, failed, err := render.FilesPartial(s.in.Files, s.in.Recursive, max)
+		if err == nil && len(failed) > 0 {
+			u, roots = &Unit{Source: &Files{Paths: s.in.Files}, Resources: nodes}, again
+			for _, b := range failed {
+				bad = append(bad, &Unit{Source: &Files{Paths: []string{b.Path}}, Err: b.Err})
+			}
+			if len(nodes) == 0 {
+				u = nil
+			}
+		}
+	}
+	if u != nil && (u.Err != nil || len(u.Resources) > 0 || len(roots) == 0) {
 		made(u)
 		units = append(units, u)
+	}
+	for _, b := range bad {
+		made(b)
+		units = append(units, b)
 	}
 	for _, dir := range roots {
 		k := s.renderKustomization(ctx, dir, helmCmd, helmErr)

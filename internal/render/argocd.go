@@ -95,7 +95,7 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 		}
 		return Kustomize(s.Dir, opts)
 	}
-	resources, err := s.directoryManifests()
+	resources, err := s.directoryManifests(opts.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-gate/kubectl-gate/internal/config"
-	"github.com/kubectl-gate/kubectl-gate/internal/stream"
+	"github.com/kubectl-gate/kubectl-gate/internal/fsbound"
 )
 
 // A Directory source is read as Argo CD's repo-server reads it
@@ -108,8 +108,9 @@ func dirGlob(dir *yaml.RNode, name string) (glob.Glob, error) {
 	return g, nil
 }
 
-// directoryManifests reads the objects of a Directory source.
-func (s *ArgoSource) directoryManifests() ([]*yaml.RNode, error) {
+// directoryManifests reads the objects of a Directory source, each file up
+// to maxFileBytes (--max-input-bytes; 0: fsbound.DefaultMaxFileBytes).
+func (s *ArgoSource) directoryManifests(maxFileBytes int64) ([]*yaml.RNode, error) {
 	d, err := readArgoDirectory(s.Directory)
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w", s.Dir, err)
@@ -120,7 +121,7 @@ func (s *ArgoSource) directoryManifests() ([]*yaml.RNode, error) {
 	}
 	var out []*yaml.RNode
 	for _, f := range files {
-		nodes, err := readArgoManifest(s.Dir, f)
+		nodes, err := readArgoManifest(s.Dir, f, maxFileBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -169,16 +170,16 @@ func (d argoDirectory) files(root string) ([]string, error) {
 	return files, err
 }
 
-// readArgoManifest reads one candidate file of a Directory source.
-func readArgoManifest(root, path string) ([]*yaml.RNode, error) {
+// readArgoManifest reads one candidate file of a Directory source: a
+// regular file (opened without blocking, checked as opened) of at most
+// maxFileBytes.
+func readArgoManifest(root, path string, maxFileBytes int64) ([]*yaml.RNode, error) {
 	rel, _ := filepath.Rel(root, path)
 	rel = filepath.ToSlash(rel)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+	if maxFileBytes <= 0 {
+		maxFileBytes = fsbound.DefaultMaxFileBytes
 	}
-	data, err := stream.ReadAll(f, 0, path)
-	f.Close()
+	data, err := fsbound.ReadRegular(path, path, maxFileBytes)
 	if err != nil {
 		return nil, err
 	}

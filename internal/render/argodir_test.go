@@ -92,3 +92,22 @@ func TestRenderArgoDirectoryAsArgoCD(t *testing.T) {
 		})
 	}
 }
+
+// TestArgoDirectoryFilesBounded: a Directory source's files are read up to
+// --max-input-bytes, as every file kustomize reads for -k and -f's files
+// are: one over the cap is refused by name, not read whole (the cap was
+// stream's default of 256 MiB whatever the flag said).
+func TestArgoDirectoryFilesBounded(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"app/a.yaml":   configMap("a"),
+		"app/big.yaml": strings.Repeat("# padding\n", 200) + configMap("big"),
+	})
+	_, err := render.RenderArgo(render.ArgoSource{Dir: filepath.Join(dir, "app")}, render.Options{MaxFileBytes: 1000})
+	if err == nil || !strings.Contains(err.Error(), "big.yaml is larger than 1000 bytes") {
+		t.Fatalf("err %v, want big.yaml refused over the cap", err)
+	}
+	res, err := render.RenderArgo(render.ArgoSource{Dir: filepath.Join(dir, "app")}, render.Options{MaxFileBytes: 4000})
+	if err != nil || len(res.Resources) != 2 {
+		t.Fatalf("under the cap: %v", err)
+	}
+}

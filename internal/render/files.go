@@ -100,6 +100,38 @@ func FilesAndRoots(paths []string, stdin io.Reader, recursive bool, maxBytes int
 	return nodes, *r.roots, err
 }
 
+// FileError is one -f file that could not be read or parsed (the files
+// of a directory, or a file named itself).
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// FilesPartial is Files (with recursive, FilesAndRoots) that goes on past
+// a file that does not read or parse (*FileError): it returns what the
+// other files hold and each such file's error, for the caller to report
+// both; the run stays no verdict. A path that cannot be walked, or stdin,
+// is err as for Files: stdin cannot be read twice.
+func FilesPartial(paths []string, recursive bool, maxBytes int64) (nodes []*yaml.RNode, roots []string, bad []*FileError, err error) {
+	r := &reader{recursive: recursive, maxBytes: maxBytes, bad: &bad}
+	if recursive {
+		r.roots = &[]string{}
+	}
+	for _, p := range paths {
+		if p == Stdin {
+			return nil, nil, nil, fmt.Errorf("reading stdin twice")
+		}
+	}
+	nodes, err = r.paths(paths)
+	if r.roots != nil {
+		roots = *r.roots
+	}
+	return nodes, roots, bad, err
+}
+
 // reader reads -f inputs; read counts the objects read so far, so that
 // each numbers them across files.
 type reader struct {
@@ -110,6 +142,9 @@ type reader struct {
 	each      stream.Each
 	read      int
 	kept      *Read // with each
+	// bad, when set, collects the files that do not read or parse, and
+	// the reader goes on (FilesPartial).
+	bad *[]*FileError
 }
 
 func (r *reader) paths(paths []string) ([]*yaml.RNode, error) {
@@ -148,7 +183,7 @@ func (r *reader) path(p string) ([]*yaml.RNode, error) {
 		if IsKustomizationFile(p) {
 			return nil, kustomizationInput(p, filepath.Dir(p))
 		}
-		return r.file(p)
+		return r.fileOrSkip(p)
 	}
 	files, err := manifestFiles(p, r.recursive, r.roots)
 	if err != nil {
@@ -156,13 +191,28 @@ func (r *reader) path(p string) ([]*yaml.RNode, error) {
 	}
 	var out []*yaml.RNode
 	for _, f := range files {
-		nodes, err := r.file(f)
+		nodes, err := r.fileOrSkip(f)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, nodes...)
 	}
 	return out, nil
+}
+
+// fileOrSkip is file, as a *FileError; with bad set, that error is
+// collected and the file holds nothing.
+func (r *reader) fileOrSkip(path string) ([]*yaml.RNode, error) {
+	nodes, err := r.file(path)
+	if err == nil {
+		return nodes, nil
+	}
+	fe := &FileError{Path: path, Err: err}
+	if r.bad != nil {
+		*r.bad = append(*r.bad, fe)
+		return nil, nil
+	}
+	return nil, fe
 }
 
 func (r *reader) file(path string) ([]*yaml.RNode, error) {
