@@ -304,3 +304,55 @@ func TestE2EAppsKustomizeHelmCharts(t *testing.T) {
 		t.Errorf("with --enable-helm: exit %d, want 0 and the chart's ConfigMap checked\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// TestE2EAppsImageSetByAGeneratedApplication: an image an ApplicationSet's
+// template sets through kustomize.images is named as the generated
+// Application's entry in the ApplicationSet's file, with no line: the
+// generated Application's nodes are not the file's (it named line 1).
+func TestE2EAppsImageSetByAGeneratedApplication(t *testing.T) {
+	set := `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: webs, namespace: argocd}
+spec:
+  generators:
+  - list:
+      elements:
+      - env: a
+  template:
+    metadata: {name: 'web-{{env}}'}
+    spec:
+      project: default
+      destination: {server: https://kubernetes.default.svc, namespace: shop-prod}
+      source:
+        ` + repo + `
+        path: examples/overlays/prod
+        kustomize:
+          images: ['ghcr.io/example-shop/web:1.4.3']
+`
+	r := runGate(t, checkout(t, map[string]string{"examples/apps/set.yaml": set}), "check", "-f", "examples/apps/", "--apps-root", ".", "-o", "json")
+	if r.Code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var rep struct {
+		Results []struct {
+			Rule, Message string
+			File          *struct {
+				Path string
+				Line int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Results {
+		if f.Rule == "image-digest" && strings.Contains(f.Message, "web:1.4.3") {
+			if !strings.Contains(f.Message, "(image set by Application web-a spec.source.kustomize.images[0] in examples/apps/set.yaml)") ||
+				f.File == nil || f.File.Path != "examples/apps/set.yaml" || f.File.Line != 0 {
+				t.Errorf("finding %q at %+v, want the generated Application's entry in examples/apps/set.yaml, no line", f.Message, f.File)
+			}
+			return
+		}
+	}
+	t.Fatalf("no image-digest finding on web:1.4.3:\n%s", r.Stdout)
+}

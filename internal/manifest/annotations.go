@@ -184,8 +184,9 @@ func (s ImageSource) Describe() string {
 }
 
 // ImageSetBy returns where the image repository of an object was set, as
-// the renderer recorded it (AnnoImageSources); File is "" for an image no
-// images: entry set.
+// the renderer recorded it (AnnoImageSources); zero for an image no
+// images: entry set. File is "" (By is not) for an entry of an
+// Application a render made: it has no file of its own.
 func ImageSetBy(r *yaml.RNode, repo string) ImageSource {
 	s := yamlpath.Annotation(r.YNode(), AnnoImageSources)
 	if s == "" {

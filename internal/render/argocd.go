@@ -39,9 +39,12 @@ type ArgoSource struct {
 	Refs   map[string]string
 	RefWhy map[string]string
 	// AppFile is the file the Application was read from, as the report
-	// names it, and Field the source's field path (spec.source,
-	// spec.sources[1]): where its kustomize overrides are written.
+	// names it ("" for an Application a render made), and Field the
+	// source's field path (spec.source, spec.sources[1]): where its
+	// kustomize overrides are written. AppLines: its nodes' lines are
+	// AppFile's (not so for an ApplicationSet's generated Application).
 	AppFile, Field string
+	AppLines       bool
 }
 
 // SkipError says that a source is of a kind the gate does not render (a Helm
@@ -88,7 +91,7 @@ func RenderArgo(s ArgoSource, opts Options) (*Result, error) {
 		}
 		opts.EditTop = edit
 		opts.argo = true
-		opts.EditImages = ArgoKustomizeImages(s.Kustomize, s.AppFile, "Application "+s.App+" "+s.Field+".kustomize.images")
+		opts.EditImages = ArgoKustomizeImages(s.Kustomize, s.AppFile, s.AppLines, "Application "+s.App+" "+s.Field+".kustomize.images")
 		if s.Root != "" {
 			// Rendered from the checkout alone, as the repo-server does.
 			opts.Root, opts.Confined = s.Root, true

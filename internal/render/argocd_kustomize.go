@@ -67,10 +67,11 @@ func ArgoKustomizeEdit(spec *yaml.RNode, dir string) (func(*yaml.RNode) error, e
 // ArgoKustomizeImages says where each images entry of an Application's
 // spec.source.kustomize (spec) is, by the repository it sets (as the
 // kustomization's images: entry the edit writes produces it): the
-// Application's file and the entry's line. by names the entries' field.
-// Nil without entries or without the Application's file.
-func ArgoKustomizeImages(spec *yaml.RNode, file, by string) map[string]manifest.ImageSource {
-	if spec == nil || file == "" {
+// Application's file ("" when a render made the Application) and, where
+// lines says its nodes' lines are the file's, the entry's line. by names
+// the entries' field. Nil without entries.
+func ArgoKustomizeImages(spec *yaml.RNode, file string, lines bool, by string) map[string]manifest.ImageSource {
+	if spec == nil {
 		return nil
 	}
 	list := spec.Field("images")
@@ -87,7 +88,14 @@ func ArgoKustomizeImages(spec *yaml.RNode, file, by string) map[string]manifest.
 		if repo == "" {
 			repo = k.Images[0].Name
 		}
-		out[repo] = manifest.ImageSource{File: file, Line: e.Line, By: fmt.Sprintf("%s[%d] in %s", by, i, file)}
+		src := manifest.ImageSource{File: file, By: fmt.Sprintf("%s[%d]", by, i)}
+		if file != "" {
+			src.By += " in " + file
+		}
+		if lines {
+			src.Line = e.Line
+		}
+		out[repo] = src
 	}
 	return out
 }

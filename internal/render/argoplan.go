@@ -55,6 +55,9 @@ func LocalSource(root string, app *yaml.RNode, src argo.Source) (ArgoSource, err
 		Helm: src.Helm, Plugin: src.Plugin, Kustomize: src.Kustomize, Directory: src.Directory,
 		HelmSpec: src.HelmSpec, Namespace: manifest.Str(app, "spec.destination.namespace"), Root: root, Field: src.Field}
 	spec.AppFile, _ = manifest.FileAnnotations(app)
+	// An ApplicationSet's generated Application has its root's line
+	// cleared (its nodes are not the file's); a rendered one, no file.
+	spec.AppLines = spec.AppFile != "" && app.YNode().Line > 0
 	// "", ".", "./" and "a/../" name the repository root (issue 10: "./"
 	// was refused).
 	if clean := filepath.Clean(filepath.FromSlash(src.Path)); clean != "." && !filepath.IsLocal(clean) {

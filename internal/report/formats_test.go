@@ -349,3 +349,27 @@ func TestObjectsNamedOnCreate(t *testing.T) {
 		}
 	}
 }
+
+// TestLineOfTheFileTheMessageNames: "[line N]" follows a message that
+// names the finding's file, never one that names another path ending in
+// it (render-duplicate "from d/nd.yaml" about nd.yaml: the line read as
+// d/nd.yaml's).
+func TestLineOfTheFileTheMessageNames(t *testing.T) {
+	for _, c := range []struct{ msg, path, want string }{
+		{"image set by o/kustomization.yaml `images:`", "o/kustomization.yaml", "[line 6]"},
+		{"the render already holds this object (from d/nd.yaml)", "nd.yaml", "[nd.yaml:6]"},
+		{"(image set by Application web spec.source.kustomize.images[0] in apps/web.yaml)", "apps/web.yaml", "[line 6]"},
+	} {
+		r := &finding.Report{Resources: 2, Findings: []finding.Finding{
+			{Rule: "r", Severity: finding.SeverityError, Message: c.msg, ResourceRef: &finding.ResourceRef{Kind: "ConfigMap", Name: "a"}, File: &finding.File{Path: c.path, Line: 6}},
+			{Rule: "r", Severity: finding.SeverityError, Message: "other", ResourceRef: &finding.ResourceRef{Kind: "ConfigMap", Name: "a"}, File: &finding.File{Path: "x.yaml", Line: 1}},
+		}}
+		var b bytes.Buffer
+		if err := Write(&b, r, Options{Format: "text"}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.msg+" "+c.want+"\n") {
+			t.Errorf("%q: want %s after it:\n%s", c.msg, c.want, b.String())
+		}
+	}
+}

@@ -187,7 +187,7 @@ func lineWithout(f finding.Finding, withInput bool) string {
 		fmt.Fprintf(&b, " %s", f.Field.Path)
 	}
 	fmt.Fprintf(&b, ": %s", f.Message)
-	if f.File != nil && f.File.Path != "" && !strings.Contains(f.Message, f.File.Path) {
+	if f.File != nil && f.File.Path != "" && !namesFile(f.Message, f.File.Path) {
 		if f.File.Line > 0 {
 			fmt.Fprintf(&b, " [%s:%d]", f.File.Path, f.File.Line)
 		} else {

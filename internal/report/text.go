@@ -161,7 +161,7 @@ func severityColor(s finding.Severity) string {
 func commonFile(fs []finding.Finding) string {
 	file := ""
 	for _, f := range fs {
-		if f.File == nil || f.File.Path == "" || strings.Contains(f.Message, f.File.Path) {
+		if f.File == nil || f.File.Path == "" || namesFile(f.Message, f.File.Path) {
 			return ""
 		}
 		if file != "" && f.File.Path != file {
@@ -190,12 +190,12 @@ func objectLine(f finding.Finding, file string) string {
 	b.WriteString(f.Message)
 	switch {
 	case f.File == nil || f.File.Path == "":
-	case strings.Contains(f.Message, f.File.Path) && f.File.Line > 0:
+	case f.File.Line > 0 && namesFile(f.Message, f.File.Path):
 		// the message names the file ("image set by FILE `images:`")
 		b.WriteString(" [line ")
 		b.WriteString(strconv.Itoa(f.File.Line))
 		b.WriteByte(']')
-	case strings.Contains(f.Message, f.File.Path):
+	case namesFile(f.Message, f.File.Path):
 	case f.File.Path == file && f.File.Line > 0:
 		b.WriteString(" [line ")
 		b.WriteString(strconv.Itoa(f.File.Line))
@@ -213,6 +213,24 @@ func objectLine(f finding.Finding, file string) string {
 		b.WriteByte(']')
 	}
 	return Escape(b.String())
+}
+
+// namesFile reports whether msg names path as a whole, not as the end of
+// another path ("d/nd.yaml" does not name "nd.yaml"): so a line printed
+// after it is path's.
+func namesFile(msg, path string) bool {
+	for i := 0; ; {
+		j := strings.Index(msg[i:], path)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(path)
+		if (j == 0 || strings.IndexByte(" (`'\"", msg[j-1]) >= 0) && (end == len(msg) || strings.IndexByte(" )`'\",;:", msg[end]) >= 0) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // upperSeverity is strings.ToUpper of a severity, without a copy for the

@@ -588,7 +588,8 @@ func decimal(v []byte) bool {
 // numberByte holds the bytes an integer (any base, with '_'), a float
 // (exponents, ".inf", ".nan") or a timestamp can be written with.
 var numberByte = func() (t [256]bool) {
-	for _, b := range []byte("0123456789abcdefABCDEFxXoObB_.+-eEiInNtTzZ: ") {
+	// ',' too: time.Parse takes it before a fraction of a second
+	for _, b := range []byte("0123456789abcdefABCDEFxXoObB_.+-eEiInNtTzZ:, ") {
 		t[b] = true
 	}
 	return t

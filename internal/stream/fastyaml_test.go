@@ -82,6 +82,7 @@ var fastCases = []struct {
 	{"a: 1.5\n", false},                                   // a float
 	{"a: 0777\n", false},                                  // an octal
 	{"a: 2001-12-14\n", false},                            // a timestamp
+	{"a: 2001-12-14T21:59:43,10Z\n", false},               // a timestamp with a comma before its fraction (time.Parse takes it)
 	{"a: -1\n", false},                                    // a signed number
 	{"a: .inf\n", false},                                  // a float word
 	{"a: ~\n", false},                                     // a null word the reader does not know

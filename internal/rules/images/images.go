@@ -39,8 +39,11 @@ func findImages(c *rules.Context) []workloadImage {
 
 func imageFinding(rule string, sev finding.Severity, w workloadImage, format string, args ...any) finding.Finding {
 	f := manifest.Finding(rule, sev, w.obj, w.c.Path, w.c.Image, format, args...)
-	if src := manifest.ImageSetBy(w.obj, w.ref.Repository()); src.File != "" {
+	src := manifest.ImageSetBy(w.obj, w.ref.Repository())
+	if src.File != "" {
 		f.File = &finding.File{Path: src.File, Line: src.Line}
+	}
+	if src.File != "" || src.By != "" {
 		f.Message += fmt.Sprintf(" (image set by %s)", src.Describe())
 	}
 	return f
