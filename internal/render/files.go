@@ -145,6 +145,10 @@ type reader struct {
 	// bad, when set, collects the files that do not read or parse, and
 	// the reader goes on (FilesPartial).
 	bad *[]*FileError
+	// seen are the files read, resolved: a file named again (a directory
+	// and a file in it, -f d -f d/x.yaml) is read once, or its objects
+	// would be a render-duplicate kubectl apply does not see.
+	seen map[string]bool
 }
 
 func (r *reader) paths(paths []string) ([]*yaml.RNode, error) {
@@ -203,6 +207,18 @@ func (r *reader) path(p string) ([]*yaml.RNode, error) {
 // fileOrSkip is file, as a *FileError; with bad set, that error is
 // collected and the file holds nothing.
 func (r *reader) fileOrSkip(path string) ([]*yaml.RNode, error) {
+	if key, err := filepath.Abs(path); err == nil {
+		if real, err := filepath.EvalSymlinks(key); err == nil {
+			key = real
+		}
+		if r.seen[key] {
+			return nil, nil
+		}
+		if r.seen == nil {
+			r.seen = map[string]bool{}
+		}
+		r.seen[key] = true
+	}
 	nodes, err := r.file(path)
 	if err == nil {
 		return nodes, nil

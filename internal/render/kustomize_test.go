@@ -178,6 +178,12 @@ func TestFiles(t *testing.T) {
 	if f := manifest.SourceFile(flat[2]); f == nil || !strings.HasSuffix(f.Path, "b.json") {
 		t.Errorf("source of the secret = %+v", f)
 	}
+	// a directory and a file in it (and the file again, through ./): each
+	// file once, as kubectl apply sees one object (it was a render-duplicate)
+	again, err := Files([]string{dir, filepath.Join(dir, "b.json"), filepath.Join(dir, ".", "sub", "..", "a.yaml")}, nil, false, 0)
+	if err != nil || len(again) != 3 {
+		t.Errorf("a directory and files in it: %d objects, want 3, %v", len(again), err)
+	}
 	bad := tree(t, map[string]string{"x.yaml": "kind: [\n"})
 	if _, err := Files([]string{bad}, nil, false, 0); err == nil || !strings.Contains(err.Error(), "x.yaml") {
 		t.Errorf("malformed file: err = %v", err)
