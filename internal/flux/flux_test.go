@@ -346,7 +346,7 @@ func TestReadsBounded(t *testing.T) {
 		{"the kustomization over the cap", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n" + strings.Repeat("# padding\n", 200), "app/cm.yaml": cm}, nil, "kustomization.yaml is larger than 1000 bytes"},
 		{"a listed manifest over the cap", map[string]string{"app/ok.yaml": cm, "app/cm.yaml": big}, nil, "cm.yaml is larger than 1000 bytes"},
 		{"a listed manifest under the cap", map[string]string{"app/ok.yaml": cm}, nil, ""},
-		{"a resource under the cap linked inside", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n", "shared/cm.yaml": cm}, link("app/cm.yaml", "../shared/cm.yaml"), ""},
+		{"a resource under the cap linked inside", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\n", "common/cm.yaml": cm}, link("app/cm.yaml", "../common/cm.yaml"), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := testutil.WriteFiles(t, t.TempDir(), c.files)
